@@ -1,0 +1,13 @@
+// Command rewind guards an AI agent's tool calls with Zerto checkpoints.
+// See the README for what it does and how to hook it into an agent host.
+package main
+
+import (
+	"os"
+
+	"github.com/rewind-dev/rewind/internal/cli"
+)
+
+func main() {
+	os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

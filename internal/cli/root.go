@@ -1,0 +1,65 @@
+// Package cli implements the rewind command line: one cobra command per
+// subcommand, each in its own file, all reached through Run.
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+)
+
+// Run runs the rewind command line with args (without the program name) and
+// returns the process exit code.
+func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	root := newRootCmd(stdin, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
+	if err == nil {
+		return 0
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.msg != "" {
+			fmt.Fprintf(stderr, "rewind: %s\n", ee.msg)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stderr, "rewind: %v\n", err)
+	var he interface{ Hint() string }
+	if errors.As(err, &he) && he.Hint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", he.Hint())
+	}
+	return 1
+}
+
+// exitError ends a command with a given exit code and, optionally, a message
+// already formatted for stderr.
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
+func newRootCmd(stdin io.Reader, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use:   "rewind",
+		Short: "Zerto checkpoints before an AI agent changes a VM",
+		Long: `rewind sits in an agent host's PreToolUse hook. Before a tool call changes a
+VM that Zerto protects, it has Zerto write a tagged checkpoint into that VM's
+journal, waits until the checkpoint exists, and tells the agent which
+checkpoint undoes the change. Calls that change nothing pass silently.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.AddCommand(
+		newVersionCmd(),
+		// Subcommands are added here, one line each.
+	)
+	return root
+}

@@ -1,0 +1,60 @@
+package shell
+
+// Invocation is one command that would execute: its normalised name, its
+// argument words, the host it runs on and the data it receives.
+type Invocation struct {
+	// Name is the command name as the shell would look it up, normalised:
+	// "/usr/bin/gh", "\gh", "\"gh\"" and "g''h" all become "gh".
+	Name string `json:"name"`
+	// Args are the argument words after the name, with quotes removed. A
+	// word with a part known only at run time ($VAR, $(...), globs are
+	// static) keeps its source text and is marked in ArgDynamic.
+	Args []string `json:"args"`
+	// ArgDynamic, when not nil, has one entry per Args element, true where
+	// the word holds a part known only at run time.
+	ArgDynamic []bool `json:"arg_dynamic,omitempty"`
+	// Host is the host the command runs on when it came from the remote
+	// command of ssh; it is empty for a local command.
+	Host string `json:"host,omitempty"`
+	// Payload holds the texts the command receives as data, known
+	// statically: heredoc and here-string stdin, static text piped into it,
+	// and the values of body-like flags (--body, -b, --message, -m,
+	// --title, -t, and "$(cat <<'EOF' ... EOF)" as such a value).
+	Payload []string `json:"payload,omitempty"`
+	// Via lists the wrappers and shells the command was reached through,
+	// outermost first, such as "sudo", "bash -c", "$(...)", "ssh web-01".
+	Via []string `json:"via,omitempty"`
+}
+
+// Dynamic is a command position whose name is decided at run time, such as
+// "$CMD arg" or "$(pick) arg", or code handed to a shell that is not static
+// ("bash -c \"$X\"", "eval $X").
+type Dynamic struct {
+	// Source is the source text of the command.
+	Source string `json:"source"`
+	// Host is the host it runs on, as in Invocation.
+	Host string   `json:"host,omitempty"`
+	Via  []string `json:"via,omitempty"`
+}
+
+// Unparsed is text the analysis could not parse. Bash runs a script line by
+// line, so the complete lines before a syntax error are still analysed and
+// only the rest is reported here.
+type Unparsed struct {
+	// Text is the part of the source that was not analysed.
+	Text string `json:"text"`
+	// Err is the parser's message, with its line and column.
+	Err  string   `json:"error"`
+	Host string   `json:"host,omitempty"`
+	Via  []string `json:"via,omitempty"`
+}
+
+// Analysis is the result of analysing one command string.
+type Analysis struct {
+	// Invocations are the commands that would run, in source order.
+	Invocations []Invocation `json:"invocations"`
+	// Dynamic lists the commands whose name cannot be known statically.
+	Dynamic []Dynamic `json:"dynamic,omitempty"`
+	// Unparsed lists the parts that could not be parsed.
+	Unparsed []Unparsed `json:"unparsed,omitempty"`
+}
