@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -16,6 +17,36 @@ const (
 	Ask                   // a person must confirm the call
 	Deny                  // the call must not run
 )
+
+var effectNames = [...]string{None: "none", Protect: "protect", Ask: "ask", Deny: "deny"}
+
+// String returns the effect's name as written in the config: "none",
+// "protect", "ask" or "deny".
+func (e Effect) String() string {
+	if e < 0 || int(e) >= len(effectNames) {
+		return fmt.Sprintf("Effect(%d)", int(e))
+	}
+	return effectNames[e]
+}
+
+// MarshalText encodes the effect as its name.
+func (e Effect) MarshalText() ([]byte, error) {
+	if e < 0 || int(e) >= len(effectNames) {
+		return nil, fmt.Errorf("invalid effect %d", int(e))
+	}
+	return []byte(effectNames[e]), nil
+}
+
+// UnmarshalText decodes an effect name.
+func (e *Effect) UnmarshalText(text []byte) error {
+	for i, name := range effectNames {
+		if string(text) == name {
+			*e = Effect(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown effect %q (want none, protect, ask or deny)", text)
+}
 
 // Call is one tool call of an agent, as the host reports it.
 type Call struct {
@@ -38,4 +69,39 @@ type Verdict struct {
 	Reason string
 	// Invocations are the shell commands found, for a shell tool.
 	Invocations []shell.Invocation
+	// Matches explain the verdict piece by piece: one entry per invocation,
+	// PowerShell cmdlet, dynamic command, unparsed part or tool call, with
+	// the effect it got on its own.
+	Matches []Match
+}
+
+// Kind says what a Match judged.
+type Kind string
+
+// The kinds of Match.
+const (
+	KindInvocation Kind = "invocation" // a command the shell would run
+	KindCmdlet     Kind = "cmdlet"     // a PowerShell command inside pwsh -Command
+	KindDynamic    Kind = "dynamic"    // a command whose name is decided at run time
+	KindUnparsed   Kind = "unparsed"   // text the shell analysis could not parse
+	KindTool       Kind = "tool"       // a non-shell tool call
+)
+
+// Match is the judgement of one piece of a call.
+type Match struct {
+	Kind Kind `json:"kind"`
+	// Source is the piece as text: the command's words, the dynamic
+	// command's source, the unparsed text or the tool name.
+	Source string `json:"source"`
+	// Host is the remote host the piece runs on, if any.
+	Host string   `json:"host,omitempty"`
+	Via  []string `json:"via,omitempty"`
+	// Payload is the data the command receives, which no rule reads as
+	// commands.
+	Payload []string `json:"payload,omitempty"`
+	Effect  Effect   `json:"effect"`
+	Targets []string `json:"targets,omitempty"`
+	// Rule names the rule that matched; it is empty when none did.
+	Rule   string `json:"rule,omitempty"`
+	Reason string `json:"reason,omitempty"`
 }

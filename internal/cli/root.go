@@ -59,6 +59,9 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 	root.SetErr(stderr)
 	root.AddCommand(
 		newVersionCmd(),
+		newHookCmd(),
+		newSimCmd(),
+		newLogCmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

@@ -1,0 +1,80 @@
+package audit
+
+import "time"
+
+// The decisions a Record carries, as the hook's decision table names them.
+const (
+	// DecisionNone: no rule applied, or a read-only one; the call ran.
+	DecisionNone = "none"
+	// DecisionProtected: a checkpoint was confirmed before the call ran.
+	DecisionProtected = "protected"
+	// DecisionPending: Zerto took the tag but will write it after the
+	// budget; the call was held back until a retry.
+	DecisionPending = "pending"
+	// DecisionAsk: a person had to confirm the call.
+	DecisionAsk = "ask"
+	// DecisionDeny: the call was refused.
+	DecisionDeny = "deny"
+	// DecisionAllowOnError, DecisionAskOnError and DecisionDenyOnError:
+	// rewind itself failed, and on_error decided.
+	DecisionAllowOnError = "allow-on-error"
+	DecisionAskOnError   = "ask-on-error"
+	DecisionDenyOnError  = "deny-on-error"
+)
+
+// Record is one hook decision, one line of the log.
+type Record struct {
+	// ID names the record for `rewind undo`; Append fills it when empty.
+	ID string `json:"id"`
+	// Time is when the decision was taken; Append fills it when zero.
+	Time time.Time `json:"time"`
+	// Host is the agent host, such as "claude".
+	Host string `json:"host,omitempty"`
+	// Session is the host's session ID.
+	Session string `json:"session,omitempty"`
+	// ToolUseID is the host's ID of the tool call.
+	ToolUseID string `json:"tool_use_id,omitempty"`
+	// Tool is the host's tool name: "Bash", "mcp__vsphere__power_off_vm".
+	Tool string `json:"tool"`
+	// Cwd is the directory the call ran in.
+	Cwd string `json:"cwd,omitempty"`
+	// Excerpt is a short, single-line, redacted excerpt of the command or
+	// tool input; see Excerpt.
+	Excerpt string `json:"excerpt,omitempty"`
+	// Decision is one of the Decision constants.
+	Decision string `json:"decision"`
+	// Rule names the rule that matched.
+	Rule string `json:"rule,omitempty"`
+	// Reason says why, as the host was told.
+	Reason string `json:"reason,omitempty"`
+	// Targets are the VM or host names the call changes, as written in it.
+	Targets []string `json:"targets,omitempty"`
+	// Checkpoints are the rewind points taken or awaited for the call, one
+	// per VPG the targets belong to.
+	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
+	// ZertoError is Zerto's own message when Zerto refused or failed.
+	ZertoError string `json:"zerto_error,omitempty"`
+	// Error is rewind's own failure, when on_error decided.
+	Error string `json:"error,omitempty"`
+	// ElapsedMS is how long the hook took to decide, in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms"`
+}
+
+// Checkpoint is one tagged checkpoint that undoes a call, or, while its
+// Identifier is empty, one Zerto accepted but has not written yet.
+type Checkpoint struct {
+	// VM is the Zerto VM name a target resolved to.
+	VM string `json:"vm,omitempty"`
+	// VMIdentifier is Zerto's VmIdentifier, such as "<guid>.vm-38".
+	VMIdentifier string `json:"vm_identifier,omitempty"`
+	// VPG is the name of the VPG protecting the VM.
+	VPG string `json:"vpg,omitempty"`
+	// VPGIdentifier is Zerto's VpgIdentifier.
+	VPGIdentifier string `json:"vpg_identifier,omitempty"`
+	// Identifier is Zerto's CheckpointIdentifier, empty while pending.
+	Identifier string `json:"identifier,omitempty"`
+	// Tag is the checkpoint's tag, as shown in Zerto's console.
+	Tag string `json:"tag,omitempty"`
+	// Time is the checkpoint's TimeStamp in the journal.
+	Time time.Time `json:"time,omitzero"`
+}

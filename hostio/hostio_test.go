@@ -1,0 +1,381 @@
+package hostio
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rewind-dev/rewind/policy"
+)
+
+const bashEvent = `{
+  "session_id": "abc123",
+  "transcript_path": "/home/u/.claude/projects/p/abc123.jsonl",
+  "cwd": "/home/u/infra",
+  "permission_mode": "default",
+  "hook_event_name": "PreToolUse",
+  "tool_name": "Bash",
+  "tool_input": {"command": "govc vm.power -off web-01", "description": "Power off web-01", "timeout": 120000, "run_in_background": false},
+  "tool_use_id": "toolu_01ABC"
+}`
+
+// decodeTests are shared with the fuzz target as its seed corpus.
+var decodeTests = []struct {
+	name string
+	in   string
+	want *Event
+	// wantErr is checked with errors.Is when it is a sentinel, and as a
+	// type with errors.As when it is a pointer to a typed error.
+	wantErr any
+}{
+	{
+		name: "Bash",
+		in:   bashEvent,
+		want: &Event{
+			SessionID:      "abc123",
+			TranscriptPath: "/home/u/.claude/projects/p/abc123.jsonl",
+			Cwd:            "/home/u/infra",
+			PermissionMode: "default",
+			HookEventName:  "PreToolUse",
+			ToolName:       "Bash",
+			ToolUseID:      "toolu_01ABC",
+			ToolInput:      json.RawMessage(`{"command": "govc vm.power -off web-01", "description": "Power off web-01", "timeout": 120000, "run_in_background": false}`),
+		},
+	},
+	{
+		name: "MCP",
+		in:   `{"session_id":"s","cwd":"/","hook_event_name":"PreToolUse","tool_name":"mcp__vsphere__power_off_vm","tool_input":{"vm_name":"web-01"},"tool_use_id":"toolu_2"}`,
+		want: &Event{SessionID: "s", Cwd: "/", HookEventName: "PreToolUse", ToolName: "mcp__vsphere__power_off_vm", ToolUseID: "toolu_2", ToolInput: json.RawMessage(`{"vm_name":"web-01"}`)},
+	},
+	{
+		name: "Write",
+		in:   `{"hook_event_name":"PreToolUse","permission_mode":"bypassPermissions","tool_name":"Write","tool_input":{"file_path":"/srv/a.txt","content":"line1\nline2 <&> \u00e9"}}`,
+		want: &Event{HookEventName: "PreToolUse", PermissionMode: "bypassPermissions", ToolName: "Write", ToolInput: json.RawMessage(`{"file_path":"/srv/a.txt","content":"line1\nline2 <&> \u00e9"}`)},
+	},
+	{
+		name: "NoEventNameIsPreToolUse",
+		in:   `{"tool_name":"Bash","tool_input":{"command":"ls"}}`,
+		want: &Event{HookEventName: "PreToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls"}`)},
+	},
+	{
+		name: "UnknownFieldsIgnored",
+		in:   "\n\t" + `{"tool_name":"Read","tool_input":{},"future":[1,2,{"x":null}]}` + "\n\n",
+		want: &Event{HookEventName: "PreToolUse", ToolName: "Read", ToolInput: json.RawMessage(`{}`)},
+	},
+	{name: "Empty", in: "", wantErr: new(*MalformedError)},
+	{name: "OnlySpace", in: " \n\t ", wantErr: new(*MalformedError)},
+	{name: "InvalidJSON", in: `{"tool_name":"Bash",`, wantErr: new(*MalformedError)},
+	{name: "BadSyntax", in: `{"tool_name" "Bash"}`, wantErr: new(*MalformedError)},
+	{name: "TrailingGarbage", in: `{"tool_name":"Bash","tool_input":{}} rm -rf /`, wantErr: new(*MalformedError)},
+	{name: "TwoObjects", in: `{"tool_name":"Bash","tool_input":{}}{"tool_name":"Bash","tool_input":{}}`, wantErr: new(*MalformedError)},
+	{name: "Array", in: `[{"tool_name":"Bash","tool_input":{}}]`, wantErr: new(*MalformedError)},
+	{name: "String", in: `"PreToolUse"`, wantErr: new(*MalformedError)},
+	{name: "Null", in: `null`, wantErr: new(*MalformedError)},
+	{name: "ToolNameNumber", in: `{"tool_name":5,"tool_input":{}}`, wantErr: new(*MalformedError)},
+	{name: "MissingToolName", in: `{"hook_event_name":"PreToolUse","tool_input":{}}`, wantErr: new(*MalformedError)},
+	{name: "MissingEverything", in: `{}`, wantErr: new(*MalformedError)},
+	{name: "MissingToolInput", in: `{"hook_event_name":"PreToolUse","tool_name":"Bash"}`, wantErr: new(*MalformedError)},
+	{name: "NullToolInput", in: `{"tool_name":"Bash","tool_input":null}`, wantErr: new(*MalformedError)},
+	{name: "StringToolInput", in: `{"tool_name":"Bash","tool_input":"ls"}`, wantErr: new(*MalformedError)},
+	{name: "ArrayToolInput", in: `{"tool_name":"Bash","tool_input":["ls"]}`, wantErr: new(*MalformedError)},
+	{name: "PostToolUse", in: `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{},"tool_response":{}}`, wantErr: ErrNotPreToolUse},
+	{name: "Stop", in: `{"hook_event_name":"Stop","stop_hook_active":false}`, wantErr: new(*EventError)},
+	{name: "Lowercase", in: `{"hook_event_name":"pretooluse","tool_name":"Bash","tool_input":{}}`, wantErr: ErrNotPreToolUse},
+}
+
+func TestDecode(t *testing.T) {
+	for _, tt := range decodeTests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := Decode(strings.NewReader(tt.in), Claude)
+			if tt.wantErr != nil {
+				if got != nil {
+					t.Errorf("Decode returned an event %+v with an error", got)
+				}
+				checkErr(t, err, tt.wantErr)
+				checkErrMessage(t, err)
+				return
+			}
+			if err != nil {
+				t.Fatalf("Decode: %v", err)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("Decode:\n got %+v\nwant %+v", got, tt.want)
+			}
+			wantCall := policy.Call{Tool: tt.want.ToolName, Input: tt.want.ToolInput, Cwd: tt.want.Cwd}
+			if call := got.Call(); !reflect.DeepEqual(call, wantCall) {
+				t.Errorf("Call() = %+v, want %+v", call, wantCall)
+			}
+		})
+	}
+}
+
+func checkErr(t *testing.T, err error, want any) {
+	t.Helper()
+	switch want := want.(type) {
+	case error:
+		if !errors.Is(err, want) {
+			t.Fatalf("error %v, want %v", err, want)
+		}
+	default:
+		if err == nil || !errors.As(err, want) {
+			t.Fatalf("error %v (%T), want %T", err, err, reflect.ValueOf(want).Elem().Interface())
+		}
+	}
+}
+
+// checkErrMessage asserts the message is a single, short line: the event
+// must never be echoed back.
+func checkErrMessage(t *testing.T, err error) {
+	t.Helper()
+	msg := err.Error()
+	if strings.ContainsAny(msg, "\n\r") || len(msg) > 200 {
+		t.Errorf("error message is not one short line: %q", msg)
+	}
+}
+
+func TestDecodeErrorDetails(t *testing.T) {
+	tests := []struct {
+		in, want string
+	}{
+		{`{"tool_name":"Bash",`, "malformed hook event: invalid JSON at byte 20: unexpected end of JSON input"},
+		{`[]`, "malformed hook event: the event is an array, not a JSON object"},
+		{`{"tool_name":["Bash"],"tool_input":{}}`, "malformed hook event: tool_name is an array, not a string"},
+		{`{"tool_name":"Bash","tool_input":"ls -l"}`, "malformed hook event: tool_input is a string, not an object"},
+		{`{"tool_name":"Bash"}`, "malformed hook event: no tool_input"},
+		{`{"hook_event_name":"PreToolUse","tool_input":{}}`, "malformed hook event: no tool_name"},
+		{`{"hook_event_name":"SessionStart"}`, `hook event "SessionStart" is not PreToolUse`},
+	}
+	for _, tt := range tests {
+		_, err := Decode(strings.NewReader(tt.in), Claude)
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Decode(%s) error = %v, want %s", tt.in, err, tt.want)
+		}
+	}
+	var ee *EventError
+	_, err := Decode(strings.NewReader(`{"hook_event_name":"UserPromptSubmit","prompt":"hi"}`), Claude)
+	if !errors.As(err, &ee) || ee.Name != "UserPromptSubmit" {
+		t.Errorf("error %v does not carry the event name", err)
+	}
+}
+
+// endlessEvent is the start of a valid event whose command never ends; it
+// counts what was read from it, so a test can check Decode stops early
+// without the test itself allocating the stream.
+type endlessEvent struct {
+	prefix string
+	n      int64
+}
+
+func (r *endlessEvent) Read(p []byte) (int, error) {
+	for i := range p {
+		if r.n < int64(len(r.prefix)) {
+			p[i] = r.prefix[r.n]
+		} else {
+			p[i] = 'a'
+		}
+		r.n++
+	}
+	return len(p), nil
+}
+
+func TestDecodeTooLarge(t *testing.T) {
+	r := &endlessEvent{prefix: `{"tool_name":"Bash","tool_input":{"command":"`}
+	_, err := Decode(r, Claude)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("error %v, want ErrTooLarge", err)
+	}
+	// io.ReadAll asks for whole buffers, so the limit shows as at most one
+	// buffer's worth past MaxEventSize+1, never the endless rest.
+	if r.n > 2*MaxEventSize {
+		t.Errorf("Decode read %d bytes of an endless event", r.n)
+	}
+}
+
+func TestDecodeLimitIsInclusive(t *testing.T) {
+	ev := `{"tool_name":"Write","tool_input":{"content":"x"}}`
+	atLimit := ev + strings.Repeat(" ", MaxEventSize-len(ev))
+	if _, err := Decode(strings.NewReader(atLimit), Claude); err != nil {
+		t.Errorf("event of exactly MaxEventSize bytes: %v", err)
+	}
+	if _, err := Decode(strings.NewReader(atLimit+" "), Claude); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("event of MaxEventSize+1 bytes: error %v, want ErrTooLarge", err)
+	}
+}
+
+type failingReader struct{}
+
+var errBroken = errors.New("broken pipe")
+
+func (failingReader) Read([]byte) (int, error) { return 0, errBroken }
+
+func TestDecodeReadError(t *testing.T) {
+	_, err := Decode(io.MultiReader(strings.NewReader(`{"tool_name"`), failingReader{}), Claude)
+	if !errors.Is(err, errBroken) {
+		t.Errorf("error %v, want it to wrap the read error", err)
+	}
+}
+
+func TestHosts(t *testing.T) {
+	tests := []struct {
+		in      string
+		want    Host
+		wantErr string
+	}{
+		{"claude", Claude, ""},
+		{"codex", "", `host "codex" is not supported yet (supported: claude)`},
+		{"gemini", "", `host "gemini" is not supported yet (supported: claude)`},
+		{"cursor", "", `host "cursor" is not supported yet (supported: claude)`},
+		{"copilot", "", `host "copilot" is not supported yet (supported: claude)`},
+		{"Claude", "", `unknown host "Claude" (supported: claude)`},
+		{"", "", `unknown host "" (supported: claude)`},
+	}
+	for _, tt := range tests {
+		got, err := ParseHost(tt.in)
+		if got != tt.want {
+			t.Errorf("ParseHost(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if gotErr := errString(err); gotErr != tt.wantErr {
+			t.Errorf("ParseHost(%q) error = %q, want %q", tt.in, gotErr, tt.wantErr)
+		}
+	}
+	if _, err := Decode(strings.NewReader(bashEvent), "codex"); err == nil {
+		t.Error("Decode with host codex succeeded")
+	}
+	var buf bytes.Buffer
+	if err := Encode(&buf, "codex", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
+		t.Errorf("Encode with host codex: error %v, wrote %q", err, buf.String())
+	}
+}
+
+func errString(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+var encodeTests = []struct {
+	name string
+	d    Decision
+	want string
+}{
+	{name: "Zero", d: Decision{}, want: ""},
+	{
+		name: "Context",
+		d:    Decision{Context: "checkpoint rewind-abc (id 123) on VPG web written 10:00:00; to undo: rewind undo abc"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"checkpoint rewind-abc (id 123) on VPG web written 10:00:00; to undo: rewind undo abc"}}` + "\n",
+	},
+	{
+		name: "Deny",
+		d:    Decision{Permission: Deny, Reason: `Zerto: "VPG web is not meeting SLA"`},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"Zerto: \"VPG web is not meeting SLA\""}}` + "\n",
+	},
+	{
+		name: "Ask",
+		d:    Decision{Permission: Ask, Reason: "nothing to rewind to: web-09 is unknown to Zerto"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"nothing to rewind to: web-09 is unknown to Zerto"}}` + "\n",
+	},
+	{
+		name: "AllowBare",
+		d:    Decision{Permission: Allow},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}` + "\n",
+	},
+	{
+		name: "DenyWithContext",
+		d:    Decision{Permission: Deny, Reason: "tag on its way", Context: "retry after 10:10:30"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"tag on its way","additionalContext":"retry after 10:10:30"}}` + "\n",
+	},
+	{
+		name: "SystemMessageOnly",
+		d:    Decision{SystemMessage: "rewind: ZVM unreachable; the call ran without a checkpoint"},
+		want: `{"systemMessage":"rewind: ZVM unreachable; the call ran without a checkpoint"}` + "\n",
+	},
+	{
+		name: "Everything",
+		d:    Decision{Permission: Ask, Reason: "r", Context: "c", SystemMessage: "m"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"r","additionalContext":"c"},"systemMessage":"m"}` + "\n",
+	},
+	{
+		name: "NoHTMLEscapingButControlEscaping",
+		d:    Decision{Permission: Deny, Reason: "a && b <c>\n\ttab"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"a && b <c>\n\ttab"}}` + "\n",
+	},
+	{
+		name: "InvalidUTF8",
+		d:    Decision{Context: "a\xffb"},
+		want: `{"hookSpecificOutput":{"hookEventName":"PreToolUse","additionalContext":"a\ufffdb"}}` + "\n",
+	},
+}
+
+func TestEncode(t *testing.T) {
+	for _, tt := range encodeTests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := &countingWriter{}
+			if err := Encode(w, Claude, tt.d); err != nil {
+				t.Fatalf("Encode: %v", err)
+			}
+			if got := w.buf.String(); got != tt.want {
+				t.Errorf("Encode:\n got %s\nwant %s", got, tt.want)
+			}
+			if tt.want != "" && w.writes != 1 {
+				t.Errorf("Encode made %d writes, want 1", w.writes)
+			}
+			if tt.want == "" && w.writes != 0 {
+				t.Errorf("Encode of the zero Decision made %d writes", w.writes)
+			}
+		})
+	}
+}
+
+func TestEncodeInvalidPermission(t *testing.T) {
+	var buf bytes.Buffer
+	err := Encode(&buf, Claude, Decision{Permission: "block", Reason: "x"})
+	if err == nil || buf.Len() != 0 {
+		t.Errorf("Encode of an invalid permission: error %v, wrote %q", err, buf.String())
+	}
+}
+
+func TestEncodeWriteError(t *testing.T) {
+	err := Encode(failingWriter{}, Claude, Decision{Permission: Deny})
+	if !errors.Is(err, errBroken) {
+		t.Errorf("error %v, want it to wrap the write error", err)
+	}
+}
+
+type countingWriter struct {
+	buf    bytes.Buffer
+	writes int
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	w.writes++
+	return w.buf.Write(p)
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errBroken }
+
+func BenchmarkDecode(b *testing.B) {
+	b.ReportAllocs()
+	b.SetBytes(int64(len(bashEvent)))
+	for b.Loop() {
+		if _, err := Decode(strings.NewReader(bashEvent), Claude); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkEncode(b *testing.B) {
+	d := Decision{Context: "checkpoint rewind-20260101-abc (CheckpointIdentifier 12345) on VPG web, written 10:00:00"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := Encode(io.Discard, Claude, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,143 @@
+package cli
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/rewind-dev/rewind/zvmsim"
+	"github.com/spf13/cobra"
+)
+
+func newSimCmd() *cobra.Command {
+	var (
+		addr, scenario, caOut string
+		useTLS                bool
+		tokenTTL              time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "sim",
+		Short: "Run the ZVM simulator",
+		Long: `sim serves a simulated Zerto Virtual Manager 10.x REST API: Keycloak tokens,
+VMs, VPGs, journals that write checkpoints at each VPG's cadence, tagged
+checkpoint inserts, tasks, failover tests and journal restores.
+
+The first line on stdout is the URL it serves; a summary of the scenario goes
+to stderr. It runs until interrupted.
+
+The built-in scenario (without --scenario) accepts:
+  user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `, through client ` + zvmsim.DefaultPublicClient + ` (password grant)
+  client ` + zvmsim.DefaultClientID + `, secret ` + zvmsim.DefaultClientSecret + ` (client_credentials grant)
+and the same user with Basic auth on POST /v1/session/add (Windows ZVM).`,
+		Example: `  rewind sim
+  rewind sim --addr 127.0.0.1:0 --tls --ca-out zvmsim-ca.pem
+  rewind sim --scenario lab.toml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			sc := zvmsim.DefaultScenario()
+			if scenario != "" {
+				var err error
+				if sc, err = zvmsim.LoadScenario(scenario); err != nil {
+					return err
+				}
+			}
+			if tokenTTL > 0 {
+				sc.TokenTTL = zvmsim.Duration(tokenTTL)
+			}
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return runSim(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), sc, addr, useTLS, caOut)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&addr, "addr", "127.0.0.1:9669", "address to listen on (port 0 picks a free port)")
+	f.StringVar(&scenario, "scenario", "", "scenario `file` (TOML); the built-in lab when empty")
+	f.BoolVar(&useTLS, "tls", false, "serve HTTPS with a generated self-signed certificate")
+	f.StringVar(&caOut, "ca-out", "", "with --tls, write the certificate (PEM) to `file`, for ca_file")
+	f.DurationVar(&tokenTTL, "token-ttl", 0, "access token lifetime (default: the scenario's, else 5m)")
+	return cmd
+}
+
+func runSim(ctx context.Context, stdout, stderr io.Writer, sc *zvmsim.Scenario, addr string, useTLS bool, caOut string) error {
+	if caOut != "" && !useTLS {
+		return errors.New("--ca-out needs --tls")
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	srv := zvmsim.NewServer(sc)
+	defer srv.Close()
+
+	scheme := "http"
+	var tlsConfig *tls.Config
+	if useTLS {
+		host, _, _ := net.SplitHostPort(ln.Addr().String())
+		cfg, caPEM, err := zvmsim.SelfSignedTLS("localhost", host)
+		if err != nil {
+			return fmt.Errorf("generating a certificate: %w", err)
+		}
+		if caOut != "" {
+			if err := os.WriteFile(caOut, caPEM, 0o644); err != nil {
+				return err
+			}
+		}
+		tlsConfig, scheme = cfg, "https"
+	}
+	url := scheme + "://" + ln.Addr().String()
+	fmt.Fprintln(stdout, url)
+	printSummary(stderr, sc, url, caOut)
+	return srv.Serve(ctx, ln, tlsConfig)
+}
+
+func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
+	fmt.Fprintf(w, "ZVM simulator (%s) serving %s\n", sc.Name, url)
+	if caOut != "" {
+		fmt.Fprintf(w, "  certificate written to %s\n", caOut)
+	}
+	fmt.Fprintf(w, "sites:\n")
+	for _, s := range sc.Sites {
+		local := ""
+		if strings.EqualFold(s.Name, sc.LocalSite) {
+			local = " (local)"
+		}
+		fmt.Fprintf(w, "  %-16s %-8s %s%s\n", s.Name, s.Type, s.ID, local)
+	}
+	fmt.Fprintf(w, "VPGs:\n")
+	for _, v := range sc.VPGs {
+		note := v.Status.String()
+		if v.SubStatus != zvmsim.SubStatusNone {
+			note += "/" + v.SubStatus.String()
+		}
+		if v.InsertFailure != "" {
+			note += ", inserts fail"
+		}
+		if v.InsertRejection != "" {
+			note += ", inserts rejected"
+		}
+		fmt.Fprintf(w, "  %-16s %s -> %s, cadence %s, %s, VMs %s\n", v.Name, v.ProtectedSite, v.RecoverySite,
+			time.Duration(v.Cadence), note, strings.Join(v.VMs, ", "))
+	}
+	// Only identities are shown: secrets never go to output.
+	fmt.Fprintf(w, "credentials:\n")
+	for _, u := range sc.Credentials.Users {
+		fmt.Fprintf(w, "  user %s\n", u.Name)
+	}
+	for _, c := range sc.Credentials.Clients {
+		kind := "public client (password grant)"
+		if c.Secret != "" {
+			kind = "confidential client (client_credentials)"
+		}
+		fmt.Fprintf(w, "  %s %s\n", kind, c.ID)
+	}
+	fmt.Fprintf(w, "token lifetime %s; stop with Ctrl-C\n", time.Duration(sc.TokenTTL))
+}

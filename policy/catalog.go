@@ -1,0 +1,69 @@
+package policy
+
+import (
+	_ "embed"
+	"fmt"
+	"strings"
+)
+
+//go:embed catalog.toml
+var catalogTOML []byte
+
+// Catalog returns the built-in catalog: a config file of rules and their
+// tests, as `rewind catalog` prints it.
+func Catalog() []byte {
+	return append([]byte(nil), catalogTOML...)
+}
+
+//go:generate go run gen_catalog.go
+
+// catalogConfig returns the catalog as parsed. Parsing the TOML takes longer
+// than a hook may spend before it judges a call, so the catalog is parsed
+// at build time: catalog_gen.go holds the result, and a test checks that
+// it matches catalog.toml.
+func catalogConfig() *Config { return generatedCatalog }
+
+// RuleInfo describes one effective rule, for `rewind catalog`.
+type RuleInfo struct {
+	// Kind is "command", "tool" or "server".
+	Kind string
+	// Origin is the config file's path, or "catalog".
+	Origin string
+	// Name is how verdicts name the rule.
+	Name   string
+	Effect Effect
+	Reason string
+}
+
+func (r RuleInfo) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%-7s %-8s %s", r.Effect, r.Kind, r.Name)
+	if r.Reason != "" {
+		b.WriteString("  # ")
+		b.WriteString(r.Reason)
+	}
+	return b.String()
+}
+
+// Rules returns the effective rules in the order they are tried: the
+// config's, then the catalog's. Servers come last: they apply only when no
+// tool rule does.
+func (p *Policy) Rules() []RuleInfo {
+	origin := func(catalog bool) string {
+		if catalog {
+			return catalogOrigin
+		}
+		return originName(p.cfg)
+	}
+	var out []RuleInfo
+	for _, c := range p.commands {
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+	}
+	for _, t := range p.tools {
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+	}
+	for i, s := range p.servers {
+		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
+	}
+	return out
+}

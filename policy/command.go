@@ -1,0 +1,388 @@
+package policy
+
+import (
+	"path"
+	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
+)
+
+// subject is one command as the rules see it: a shell invocation or a
+// PowerShell cmdlet statement.
+type subject struct {
+	name    string
+	args    []string
+	dyn     []bool // nil, or one entry per args element
+	host    string
+	remote  bool
+	ps      bool     // PowerShell: names and options are case-insensitive
+	opts    []string // the command's options that take a separate value
+	payload []string
+	via     []string
+}
+
+func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
+
+// fromInvocation makes a subject of a shell invocation. The ssh invocation
+// itself carries its destination as Host but runs locally; what runs on a
+// host is what the shell reached through "ssh HOST".
+func fromInvocation(inv *shell.Invocation) subject {
+	s := subject{
+		name:    inv.Name,
+		args:    inv.Args,
+		host:    inv.Host,
+		payload: inv.Payload,
+		via:     inv.Via,
+	}
+	if len(inv.ArgDynamic) == len(inv.Args) {
+		s.dyn = inv.ArgDynamic
+	}
+	s.remote = viaSSH(inv.Via) || (inv.Host != "" && inv.Name != "ssh")
+	return s
+}
+
+func viaSSH(via []string) bool {
+	for _, v := range via {
+		if strings.HasPrefix(v, "ssh ") {
+			return true
+		}
+	}
+	return false
+}
+
+// commandRule is a CommandRule compiled for matching.
+type commandRule struct {
+	src     CommandRule
+	label   string // Verdict.Rule
+	words   []string
+	cmdlets []string // lower case
+	on      string
+	payload []string // lower case
+	targets []targetSpec
+	split   string
+}
+
+func compileCommand(r CommandRule, origin string) (*commandRule, error) {
+	c := &commandRule{src: r, on: r.On, split: r.TargetSplit}
+	if c.on == "" {
+		c.on = "any"
+	}
+	if c.split == "" {
+		c.split = ","
+	}
+	var err error
+	if c.targets, err = parseTargets(r.Target); err != nil {
+		return nil, err
+	}
+	c.words = strings.Fields(r.Match)
+	for _, p := range r.Cmdlets {
+		c.cmdlets = append(c.cmdlets, strings.ToLower(p))
+	}
+	for _, p := range r.PayloadContains {
+		c.payload = append(c.payload, strings.ToLower(p))
+	}
+	c.label = r.Match
+	if len(r.Cmdlets) > 0 {
+		c.label = "pwsh " + strings.Join(r.Cmdlets, "|")
+	}
+	if origin != "" {
+		c.label = origin + ":" + c.label
+	}
+	return c, nil
+}
+
+// catchAll reports whether the rule matches every command at its place:
+// match "*" and no other condition.
+func (c *commandRule) catchAll() bool {
+	return len(c.words) == 1 && c.words[0] == "*" && !c.src.Exact &&
+		len(c.src.ArgsAny) == 0 && len(c.payload) == 0
+}
+
+// at reports whether the rule applies to a command that runs locally or
+// remotely.
+func (c *commandRule) at(remote bool) bool {
+	switch c.on {
+	case "local":
+		return !remote
+	case "remote":
+		return remote
+	}
+	return true
+}
+
+// isValueOpt reports whether word is an option whose value is the next word.
+// The options are the rule's own and those known for the command.
+func (c *commandRule) isValueOpt(s *subject, word string) bool {
+	for _, list := range [2][]string{c.src.ValueOptions, s.opts} {
+		for _, o := range list {
+			if o == word || s.ps && strings.EqualFold(o, word) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// positionals returns the indexes of the positional words of s: not
+// options, not the values of options that take one, and everything after
+// "--".
+func (c *commandRule) positionals(s *subject) []int {
+	var pos []int
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		switch {
+		case len(a) > 1 && a[0] == '-' && s.dynamic(i):
+			// An option with a value known at run time, as in -Confirm:$false.
+		case s.dynamic(i):
+			pos = append(pos, i)
+		case a == "--" && !s.ps:
+			for j := i + 1; j < len(s.args); j++ {
+				pos = append(pos, j)
+			}
+			return pos
+		case len(a) > 1 && a[0] == '-':
+			if c.isValueOpt(s, a) {
+				i++
+			}
+		default:
+			pos = append(pos, i)
+		}
+	}
+	return pos
+}
+
+// match reports whether the rule matches s, and the positional words that
+// follow the matched words.
+func (c *commandRule) match(s *subject) (rest []int, ok bool) {
+	if !c.at(s.remote) {
+		return nil, false
+	}
+	if s.ps {
+		if len(c.cmdlets) == 0 || !anyGlob(c.cmdlets, strings.ToLower(s.name)) {
+			return nil, false
+		}
+	} else if len(c.words) == 0 || !glob(c.words[0], s.name) {
+		return nil, false
+	}
+	pos := c.positionals(s)
+	if len(c.words) > 1 {
+		if len(pos) < len(c.words)-1 {
+			return nil, false
+		}
+		for k, w := range c.words[1:] {
+			i := pos[k]
+			if s.dynamic(i) && w != "*" || !glob(w, s.args[i]) && !s.dynamic(i) {
+				return nil, false
+			}
+		}
+		pos = pos[len(c.words)-1:]
+	}
+	if c.src.Exact && len(pos) > 0 {
+		return nil, false
+	}
+	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny) {
+		return nil, false
+	}
+	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone) {
+		return nil, false
+	}
+	if len(c.payload) > 0 && !payloadContains(s.payload, c.payload) {
+		return nil, false
+	}
+	return pos, true
+}
+
+func glob(pattern, name string) bool {
+	if pattern == "*" {
+		return true
+	}
+	ok, _ := path.Match(pattern, name)
+	return ok
+}
+
+func anyGlob(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if glob(p, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasAnyArg reports whether an argument of s is one of want: the word
+// itself, "--opt=value" for "--opt", a short flag inside a cluster ("-fu"
+// has "-f"), and for a want with a space ("-m ping") the option and its
+// value as one or two words.
+func hasAnyArg(s *subject, want []string) bool {
+	for i, a := range s.args {
+		if s.dynamic(i) {
+			continue
+		}
+		for _, w := range want {
+			if argIs(s, i, a, w) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func argIs(s *subject, i int, a, w string) bool {
+	eq := func(x, y string) bool { return x == y || s.ps && strings.EqualFold(x, y) }
+	if opt, val, ok := strings.Cut(w, " "); ok {
+		if eq(a, opt) {
+			return i+1 < len(s.args) && !s.dynamic(i+1) && s.args[i+1] == val
+		}
+		return eq(a, opt+"="+val) || eq(a, opt+":"+val) && s.ps
+	}
+	if eq(a, w) {
+		return true
+	}
+	if strings.HasPrefix(w, "-") && len(a) > len(w) {
+		if eq(a[:len(w)+1], w+"=") || s.ps && eq(a[:len(w)+1], w+":") {
+			return true
+		}
+	}
+	// A cluster of short flags: "-fu" holds "-f" and "-u".
+	if !s.ps && len(w) == 2 && w[0] == '-' && w[1] != '-' &&
+		len(a) > 2 && a[0] == '-' && a[1] != '-' && isLetters(a[1:]) {
+		return strings.IndexByte(a[1:], w[1]) >= 0
+	}
+	return false
+}
+
+func isLetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+func payloadContains(payload, phrases []string) bool {
+	for _, p := range payload {
+		lower := strings.ToLower(p)
+		for _, ph := range phrases {
+			if strings.Contains(lower, ph) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// extract finds the rule's targets in s; rest are the positional words
+// after the matched words. unknown reports a target word that is decided
+// at run time. The first alternative that finds a target wins.
+func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown bool) {
+	for _, spec := range c.targets {
+		var words []int
+		switch spec.kind {
+		case targetFlag:
+			targets, unknown = c.flagValues(s, spec.flag, targets, unknown)
+		case targetArg:
+			if spec.n <= len(rest) {
+				words = rest[spec.n-1 : spec.n]
+			}
+		case targetArgs:
+			words = rest
+		case targetHost:
+			targets, unknown = c.hosts(s, targets, unknown)
+		}
+		for _, i := range words {
+			if s.dynamic(i) {
+				unknown = true
+				continue
+			}
+			targets = c.splitAdd(targets, s.args[i])
+		}
+		if len(targets) > 0 {
+			return targets, unknown
+		}
+	}
+	return targets, unknown
+}
+
+func (c *commandRule) splitAdd(targets []string, word string) []string {
+	for t := range strings.FieldsFuncSeq(word, func(r rune) bool { return strings.ContainsRune(c.split, r) }) {
+		if t = strings.TrimSpace(t); t != "" {
+			targets = addUnique(targets, t)
+		}
+	}
+	return targets
+}
+
+func addUnique(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// flagValues collects the values of option name: "-vm X", "--vm X",
+// "-vm=X", for a one-letter name also "-lX", and for PowerShell "-VM:X"
+// with any casing.
+func (c *commandRule) flagValues(s *subject, name string, targets []string, unknown bool) ([]string, bool) {
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if s.dynamic(i) || len(a) < 2 || a[0] != '-' || a == "--" {
+			continue
+		}
+		body := strings.TrimPrefix(a[1:], "-")
+		var value string
+		switch {
+		case body == name || s.ps && strings.EqualFold(body, name):
+			if i+1 >= len(s.args) {
+				continue
+			}
+			i++
+			if s.dynamic(i) {
+				unknown = true
+				continue
+			}
+			value = s.args[i]
+		case len(body) > len(name) && (body[len(name)] == '=' || s.ps && body[len(name)] == ':') &&
+			(body[:len(name)] == name || s.ps && strings.EqualFold(body[:len(name)], name)):
+			value = body[len(name)+1:]
+		case !s.ps && len(name) == 1 && a[1] != '-' && a[1] == name[0]:
+			value = a[2:]
+		default:
+			continue
+		}
+		targets = c.splitAdd(targets, value)
+	}
+	return targets, unknown
+}
+
+// hosts finds the host a command acts on: the destination of ssh, the host
+// a remote command runs on, or the host of the last positional word when
+// it is a remote path (scp and rsync copy to their last argument).
+func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]string, bool) {
+	pos := c.positionals(s)
+	switch {
+	case s.name == "ssh" && !s.ps:
+		if len(pos) > 0 {
+			if s.dynamic(pos[0]) {
+				return targets, true
+			}
+			if h := hostOf(s.args[pos[0]]); h != "" {
+				targets = addUnique(targets, h)
+			}
+		}
+	case s.remote:
+		targets = addUnique(targets, s.host)
+	case len(pos) > 0:
+		last := pos[len(pos)-1]
+		if s.dynamic(last) {
+			return targets, true
+		}
+		if h, ok := remoteHost(s.args[last]); ok {
+			targets = addUnique(targets, h)
+		}
+	}
+	return targets, unknown
+}

@@ -1,0 +1,149 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+)
+
+// ProjectFile is the name of a project's config file, looked up from the
+// call's directory upwards.
+const ProjectFile = ".rewind.toml"
+
+// Discover returns the config file to use: flagPath (--config) when set,
+// else $REWIND_CONFIG, else the nearest .rewind.toml from cwd upwards, else
+// rewind/config.toml in the user's config folder. It returns "" when none
+// exists. An explicitly named file is returned even when it does not exist,
+// so that loading it reports the mistake. getenv is os.Getenv outside
+// tests.
+func Discover(flagPath, cwd string, getenv func(string) string) (string, error) {
+	if flagPath != "" {
+		return flagPath, nil
+	}
+	if p := getenv("REWIND_CONFIG"); p != "" {
+		return p, nil
+	}
+	if cwd != "" {
+		dir, err := filepath.Abs(cwd)
+		if err != nil {
+			return "", fmt.Errorf("finding config: %w", err)
+		}
+		for {
+			p := filepath.Join(dir, ProjectFile)
+			ok, err := isFile(p)
+			if err != nil {
+				return "", err
+			}
+			if ok {
+				return p, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	dir := userConfigDir(getenv)
+	if dir == "" {
+		return "", nil
+	}
+	p := filepath.Join(dir, "rewind", "config.toml")
+	ok, err := isFile(p)
+	if err != nil || !ok {
+		return "", err
+	}
+	return p, nil
+}
+
+func isFile(p string) (bool, error) {
+	fi, err := os.Stat(p)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		// A folder we may not read is not a project of ours.
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("finding config: %w", err)
+	}
+	return !fi.IsDir(), nil
+}
+
+// userConfigDir follows os.UserConfigDir, reading the environment through
+// getenv so that discovery can be tested.
+func userConfigDir(getenv func(string) string) string {
+	switch runtime.GOOS {
+	case "windows":
+		return getenv("AppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, "Library", "Application Support")
+		}
+	case "plan9":
+		if h := getenv("home"); h != "" {
+			return filepath.Join(h, "lib")
+		}
+	default:
+		if d := getenv("XDG_CONFIG_HOME"); d != "" && filepath.IsAbs(d) {
+			return d
+		}
+		if h := getenv("HOME"); h != "" {
+			return filepath.Join(h, ".config")
+		}
+	}
+	return ""
+}
+
+// Candidates returns the Zerto VM names a target written in a command may
+// stand for, in the order capture should try them: the alias when one is
+// configured, the name as written, and, with strip_domain, the name without
+// its domain. Aliases are matched case-insensitively, as host names are.
+func (t TargetsConfig) Candidates(name string) []string {
+	var out []string
+	add := func(s string) {
+		for _, o := range out {
+			if o == s {
+				return
+			}
+		}
+		out = append(out, s)
+	}
+	for k, v := range t.Aliases {
+		if strings.EqualFold(k, name) {
+			add(v)
+		}
+	}
+	add(name)
+	if t.StripDomain {
+		if short, _, ok := strings.Cut(name, "."); ok && short != "" && !isIPv4(name) {
+			for k, v := range t.Aliases {
+				if strings.EqualFold(k, short) {
+					add(v)
+				}
+			}
+			add(short)
+		}
+	}
+	return out
+}
+
+func isIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		if p == "" || len(p) > 3 || strings.Trim(p, "0123456789") != "" {
+			return false
+		}
+	}
+	return true
+}
+
+// ResolveTarget is a shorthand for c.Targets.Candidates.
+func (c *Config) ResolveTarget(name string) []string {
+	return c.Targets.Candidates(name)
+}

@@ -1,0 +1,27 @@
+// Package policy decides what a tool call needs before it runs: nothing,
+// a checkpoint of the VMs it changes, a person's confirmation, or a refusal.
+//
+// In rewind's data flow the hook decodes the host's event into a [Call] and
+// hands it to [Policy.Classify]. A shell tool's command goes through the
+// shell analysis, and each invocation it reports is matched against the
+// command rules; any other tool is matched against the tool rules. The
+// resulting [Verdict] carries the effect, the targets (VM or host names as
+// written, which capture resolves to Zerto VMs through [TargetsConfig]) and
+// the rule and reason, with a [Match] per piece for `rewind explain`.
+//
+// Rules come from the user's config file ([Discover], [Load]) followed by
+// the built-in catalog ([Catalog]), which is a config file of the same
+// format. Within a list the first matching rule wins; the pieces of a call
+// combine as deny > ask > protect > none.
+//
+// Command rules name the command's words (match), with options between the
+// words skipped, or PowerShell cmdlets (cmdlets) found in the code given to
+// pwsh -Command. Where a rule applies is set by on: remote commands are
+// those the shell analysis reached through ssh. Targets are found by the
+// rule's target spec: flag:NAME, arg:N, args or host. A protect rule that
+// finds no target gives ask: a checkpoint of nothing protects nothing.
+//
+// [Policy.SelfTest] runs the [[test]] cases of the config and the catalog,
+// and for each deny and protect rule a matrix that quotes the rule's sample
+// command as data (which must not trip it) and runs it as code (which must).
+package policy

@@ -1,0 +1,299 @@
+package policy
+
+import (
+	"encoding/json"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/rewind-dev/rewind/shell"
+)
+
+const userConfig = `
+[[server]]
+name = "vsphere"
+
+[[tool]]
+name = "mcp__vsphere__get_*"
+effect = "none"
+[[tool]]
+name = "Write"
+effect = "deny"
+paths = ["src/**"]
+payload_contains = ["do not revisit"]
+reason = "no closing of topics in code"
+[[tool]]
+name = "mcp__lab__power"
+effect = "protect"
+vm_arg = "/spec/vms|vm"
+
+[[command]]
+match = "gh issue create"
+effect = "deny"
+payload_contains = ["do not revisit"]
+reason = "issue texts must not close a topic"
+[[command]]
+match = "git push"
+args_any = ["--force", "-f"]
+args_none = ["--force-with-lease"]
+effect = "deny"
+reason = "no force push"
+[[command]]
+match = "git reset"
+args_any = ["--hard"]
+effect = "ask"
+[[command]]
+match = "deploy"
+value_options = ["-C"]
+effect = "protect"
+target = "arg:1"
+[[command]]
+match = "mytool"
+on = "local"
+effect = "protect"
+target = "flag:--node"
+[[command]]
+match = "virsh destroy"
+effect = "deny"
+`
+
+func newPolicy(t testing.TB, config string) *Policy {
+	t.Helper()
+	cfg, err := Parse("test.toml", []byte(config))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestClassifyCommand(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	tests := []struct {
+		cmd     string
+		want    Effect
+		targets []string
+	}{
+		// The DESIGN regression: a commit message that quotes the rule's
+		// command and phrase is data; the issue body is payload.
+		{"git commit -F- <<'EOF'\nfix: gh issue create with \"do not revisit\"\nEOF", None, nil},
+		{"gh issue create --title x --body-file - <<'EOF'\nwe do not revisit this\nEOF", Deny, nil},
+		{"gh issue create --body 'we DO NOT REVISIT this'", Deny, nil},
+		{"gh issue create --body 'we may revisit this'", None, nil},
+		{"gh -R org/repo issue create --body 'do not revisit'", Deny, nil},
+		{"gh repo create issue --body 'do not revisit'", None, nil},
+
+		{"git push -f origin main", Deny, nil},
+		{"git push -fu origin main", Deny, nil},
+		{"git -c core.x=y push --force", Deny, nil},
+		{"git push --force --force-with-lease", None, nil},
+		{"git push origin main", None, nil},
+		{"git -C repo reset --hard", Ask, nil},
+		{"git log reset --hard", None, nil},
+		{"git reset --soft HEAD~1", None, nil},
+
+		{"deploy -C conf web-03", Protect, []string{"web-03"}},
+		{"deploy -C conf", Ask, nil},
+		{"deploy \"$HOST\"", Ask, nil},
+		{"mytool --node=web-04", Protect, []string{"web-04"}},
+		{"mytool --node web-04,web-05", Protect, []string{"web-04", "web-05"}},
+		{"ssh web-01 mytool --node web-04", Protect, []string{"web-01"}},
+
+		{"virsh destroy web-01 && govc vm.power -off web-02", Deny, []string{"web-02"}},
+		{"govc vm.power -off web-01; ssh db-01 systemctl restart pg", Protect, []string{"web-01", "db-01"}},
+		{"echo \"$(virsh destroy web-01)\"", Deny, nil},
+
+		// Dynamic names and unparsed text.
+		{"$CMD web-01", Ask, nil},
+		{"ssh web-01 'if then'", Protect, []string{"web-01"}},
+		{"echo ok\nif (", None, nil},
+		{"echo ok\nvirsh destroy x; if (", Ask, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			v := p.ClassifyCommand(tt.cmd)
+			if v.Effect != tt.want || !slices.Equal(v.Targets, tt.targets) {
+				t.Errorf("got %s %q (%s: %s), want %s %q", v.Effect, v.Targets, v.Rule, v.Reason, tt.want, tt.targets)
+			}
+		})
+	}
+}
+
+func TestClassifyTool(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	tests := []struct {
+		tool, input, cwd string
+		want             Effect
+		targets          []string
+	}{
+		{"Write", `{"file_path":"/p/src/a/b.go","content":"// We do NOT revisit this"}`, "/p", Deny, nil},
+		{"Write", `{"file_path":"src/b.go","content":"// We do not revisit"}`, "/p", Deny, nil},
+		{"Write", `{"file_path":"/p/docs/b.md","content":"do not revisit"}`, "/p", None, nil},
+		{"Write", `{"file_path":"/p/src/b.go","content":"fine"}`, "/p", None, nil},
+		{"Edit", `{"file_path":"/p/src/b.go","new_string":"do not revisit"}`, "/p", None, nil},
+		{"mcp__vsphere__get_vm", `{"vm_name":"web-01"}`, "", None, nil},
+		{"mcp__vsphere__power_off_vm", `{"vm_name":"web-01"}`, "", Protect, []string{"web-01"}},
+		{"mcp__vsphere__frobnicate", `{}`, "", Ask, nil},
+		{"mcp__other__frobnicate", `{}`, "", None, nil},
+		{"mcp__lab__power", `{"spec":{"vms":["a","b"]}}`, "", Protect, []string{"a", "b"}},
+		{"mcp__lab__power", `{"vm":"c"}`, "", Protect, []string{"c"}},
+		{"mcp__lab__power", `{"spec":{}}`, "", Ask, nil},
+		{"Bash", `{"command":"govc vm.power -off web-01"}`, "", Protect, []string{"web-01"}},
+		{"Bash", `{"command":["govc","vm.destroy","web-01"]}`, "", Deny, nil},
+		{"Bash", `not json`, "", Ask, nil},
+		{"Read", `{"file_path":"/etc/passwd"}`, "", None, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.tool+tt.input, func(t *testing.T) {
+			v := p.Classify(Call{Tool: tt.tool, Input: json.RawMessage(tt.input), Cwd: tt.cwd})
+			if v.Effect != tt.want || !slices.Equal(v.Targets, tt.targets) {
+				t.Errorf("got %s %q (%s: %s), want %s %q", v.Effect, v.Targets, v.Rule, v.Reason, tt.want, tt.targets)
+			}
+		})
+	}
+}
+
+// TestHandBuilt judges analyses built by hand, pinning the conventions of
+// the shell analysis the policy relies on.
+func TestHandBuilt(t *testing.T) {
+	p := newPolicy(t, "")
+	tests := []struct {
+		name string
+		a    shell.Analysis
+		want Effect
+	}{
+		{"ssh itself with a remote command", shell.Analysis{Invocations: []shell.Invocation{
+			{Name: "ssh", Args: []string{"web-01", "uptime"}, Host: "web-01"},
+			{Name: "uptime", Host: "web-01", Via: []string{"ssh web-01"}},
+		}}, None},
+		{"remote dynamic command", shell.Analysis{
+			Invocations: []shell.Invocation{{Name: "ssh", Args: []string{"web-01", "$X"}, ArgDynamic: []bool{false, true}, Host: "web-01"}},
+			Dynamic:     []shell.Dynamic{{Source: "$X", Host: "web-01", Via: []string{"ssh web-01"}}},
+		}, Protect},
+		{"unparsed text without a rule's command", shell.Analysis{Unparsed: []shell.Unparsed{{Text: "echo (", Err: "1:6: bad"}}}, None},
+		{"unparsed text with a rule's command", shell.Analysis{Unparsed: []shell.Unparsed{{Text: "/usr/bin/govc vm.power -off x (", Err: "1:6: bad"}}}, Ask},
+		{"unparsed cmdlet", shell.Analysis{Unparsed: []shell.Unparsed{{Text: "stop-vm x (", Err: "bad"}}}, Ask},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v := p.classifyAnalysis(&tt.a)
+			if v.Effect != tt.want {
+				t.Errorf("got %s (%s: %s), want %s", v.Effect, v.Rule, v.Reason, tt.want)
+			}
+			if len(v.Matches) == 0 {
+				t.Error("no matches to explain the verdict")
+			}
+		})
+	}
+}
+
+func TestVerdictExplains(t *testing.T) {
+	p := newPolicy(t, "")
+	v := p.ClassifyCommand("ssh web-01 'uptime; reboot' && govc vm.info x")
+	if v.Effect != Protect || v.Rule != "catalog:*" {
+		t.Fatalf("got %s by %q", v.Effect, v.Rule)
+	}
+	var kinds []string
+	for _, m := range v.Matches {
+		kinds = append(kinds, m.Source+"="+m.Effect.String())
+	}
+	got := strings.Join(kinds, ", ")
+	want := "ssh web-01 uptime; reboot=none, uptime=none, reboot=protect, govc vm.info x=none"
+	if got != want {
+		t.Errorf("matches:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestEffectText(t *testing.T) {
+	for e := None; e <= Deny; e++ {
+		b, err := e.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Effect
+		if err := back.UnmarshalText(b); err != nil || back != e {
+			t.Errorf("%s: round trip gave %s, %v", e, back, err)
+		}
+	}
+	var e Effect
+	if err := e.UnmarshalText([]byte("allow")); err == nil {
+		t.Error("allow is not an effect")
+	}
+	if _, err := Effect(9).MarshalText(); err == nil {
+		t.Error("Effect(9) marshalled")
+	}
+}
+
+func TestRules(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	rules := p.Rules()
+	if rules[0].Name != "gh issue create" || rules[0].Origin != "test.toml" {
+		t.Errorf("first rule is %+v, want the config's first command rule", rules[0])
+	}
+	var catalog int
+	for _, r := range rules {
+		if r.Origin == catalogOrigin {
+			catalog++
+		}
+	}
+	if catalog == 0 {
+		t.Error("no catalog rules")
+	}
+}
+
+func TestCatalogIsConfig(t *testing.T) {
+	// rewind catalog prints a file the user can start a config from.
+	if _, err := Parse("catalog.toml", Catalog()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func BenchmarkNew(b *testing.B) {
+	cfg := Default()
+	for b.Loop() {
+		if _, err := New(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkNewCold includes compiling the catalog, which a hook process
+// does once.
+func BenchmarkNewCold(b *testing.B) {
+	for b.Loop() {
+		cat, err := compile(generatedCatalog, catalogOrigin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := compile(Default(), ""); err != nil || len(cat.commands) == 0 {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkClassify(b *testing.B) {
+	p := newPolicy(b, userConfig)
+	call := Call{Tool: "Bash", Input: json.RawMessage(`{"command":"git status && ls -la && ssh web-01 uptime"}`)}
+	for b.Loop() {
+		if v := p.Classify(call); v.Effect != None {
+			b.Fatal(v.Effect)
+		}
+	}
+}
+
+func TestGeneratedCatalog(t *testing.T) {
+	cfg, err := Parse("catalog.toml", catalogTOML)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gen := catalogConfig()
+	if !reflect.DeepEqual(cfg.ValueOptions, gen.ValueOptions) || !reflect.DeepEqual(cfg.Servers, gen.Servers) ||
+		!reflect.DeepEqual(cfg.Tools, gen.Tools) || !reflect.DeepEqual(cfg.Commands, gen.Commands) ||
+		!reflect.DeepEqual(cfg.Tests, gen.Tests) {
+		t.Fatal("catalog_gen.go is stale: run go generate ./policy")
+	}
+}

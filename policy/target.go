@@ -1,0 +1,123 @@
+package policy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// targetKind is a way of finding targets in a command.
+type targetKind int
+
+const (
+	targetFlag targetKind = iota // the value of an option
+	targetArg                    // the N-th positional word after the match
+	targetArgs                   // every positional word after the match
+	targetHost                   // the host the command acts on
+)
+
+// targetSpec is one alternative of a rule's target.
+type targetSpec struct {
+	kind targetKind
+	flag string // the option's name without dashes, for targetFlag
+	raw  string // the option as written in the spec, for samples
+	n    int    // 1-based, for targetArg
+}
+
+// parseTargets parses a target spec: alternatives joined by "|", each
+// "flag:NAME", "arg:N", "args" or "host".
+func parseTargets(s string) ([]targetSpec, error) {
+	if s == "" {
+		return nil, nil
+	}
+	var specs []targetSpec
+	for alt := range strings.SplitSeq(s, "|") {
+		kind, arg, _ := strings.Cut(alt, ":")
+		switch kind {
+		case "flag":
+			name := strings.TrimLeft(arg, "-")
+			if name == "" || strings.ContainsAny(name, " =") {
+				return nil, fmt.Errorf("bad target %q: flag needs an option name, as in flag:-vm", alt)
+			}
+			specs = append(specs, targetSpec{kind: targetFlag, flag: name, raw: arg})
+		case "arg":
+			n, err := strconv.Atoi(arg)
+			if err != nil || n < 1 {
+				return nil, fmt.Errorf("bad target %q: arg needs a position from 1, as in arg:1", alt)
+			}
+			specs = append(specs, targetSpec{kind: targetArg, n: n})
+		case "args", "host":
+			if arg != "" || strings.Contains(alt, ":") {
+				return nil, fmt.Errorf("bad target %q: %s takes no value", alt, kind)
+			}
+			k := targetArgs
+			if kind == "host" {
+				k = targetHost
+			}
+			specs = append(specs, targetSpec{kind: k})
+		default:
+			return nil, fmt.Errorf("unknown target %q (want flag:NAME, arg:N, args or host, joined by |)", alt)
+		}
+	}
+	return specs, nil
+}
+
+// hostOf returns the host in an ssh destination: "web-01" from "web-01",
+// "admin@web-01" and "ssh://admin@web-01:22".
+func hostOf(dest string) string {
+	if rest, ok := strings.CutPrefix(dest, "ssh://"); ok {
+		rest, _, _ = strings.Cut(rest, "/")
+		return stripPort(stripUser(rest))
+	}
+	return stripUser(dest)
+}
+
+// remoteHost returns the host of a remote path as scp and rsync write it:
+// [user@]host:path, host::module, scp://[user@]host[:port]/path or
+// rsync://[user@]host[:port]/path. A colon after a slash makes a local
+// path, as it does for scp.
+func remoteHost(word string) (string, bool) {
+	for _, scheme := range []string{"scp://", "rsync://", "sftp://"} {
+		if rest, ok := strings.CutPrefix(word, scheme); ok {
+			rest, _, _ = strings.Cut(rest, "/")
+			h := stripPort(stripUser(rest))
+			return h, h != ""
+		}
+	}
+	if strings.HasPrefix(word, "[") {
+		// [user@]host with an IPv6 address: [fe80::1]:path.
+		end := strings.Index(word, "]:")
+		if end < 0 {
+			return "", false
+		}
+		return word[1:end], end > 1
+	}
+	colon := strings.IndexByte(word, ':')
+	if colon <= 0 {
+		return "", false
+	}
+	if slash := strings.IndexByte(word, '/'); slash >= 0 && slash < colon {
+		return "", false
+	}
+	h := stripUser(word[:colon])
+	return h, h != ""
+}
+
+func stripUser(s string) string {
+	if i := strings.LastIndexByte(s, '@'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func stripPort(s string) string {
+	if strings.HasPrefix(s, "[") {
+		if end := strings.IndexByte(s, ']'); end > 0 {
+			return s[1:end]
+		}
+	}
+	if i := strings.LastIndexByte(s, ':'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}

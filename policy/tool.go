@@ -1,0 +1,204 @@
+package policy
+
+import (
+	"encoding/json"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+)
+
+// toolRule is a ToolRule compiled for matching.
+type toolRule struct {
+	src     ToolRule
+	label   string
+	vmArgs  []string
+	payload []string // lower case
+}
+
+func compileTool(r ToolRule, origin string) *toolRule {
+	t := &toolRule{src: r, label: "tool " + r.Name}
+	if origin != "" {
+		t.label = origin + ":" + t.label
+	}
+	if r.VMArg != "" {
+		t.vmArgs = strings.Split(r.VMArg, "|")
+	}
+	for _, p := range r.PayloadContains {
+		t.payload = append(t.payload, strings.ToLower(p))
+	}
+	return t
+}
+
+// toolInput is a decoded tool input with the parts tool rules read.
+type toolInput struct {
+	obj   map[string]any
+	paths []string
+	texts []string
+}
+
+func decodeToolInput(raw json.RawMessage, cwd string) toolInput {
+	var in toolInput
+	if len(raw) == 0 {
+		return in
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.UseNumber()
+	if dec.Decode(&in.obj) != nil {
+		return in
+	}
+	for _, k := range []string{"file_path", "path", "notebook_path"} {
+		if p, ok := in.obj[k].(string); ok && p != "" {
+			in.paths = append(in.paths, relPath(p, cwd))
+		}
+	}
+	for _, k := range []string{"content", "new_string", "new_source"} {
+		if s, ok := in.obj[k].(string); ok {
+			in.texts = append(in.texts, s)
+		}
+	}
+	if edits, ok := in.obj["edits"].([]any); ok {
+		for _, e := range edits {
+			if m, ok := e.(map[string]any); ok {
+				if s, ok := m["new_string"].(string); ok {
+					in.texts = append(in.texts, s)
+				}
+			}
+		}
+	}
+	return in
+}
+
+// relPath makes p relative to cwd when it lies inside it, so that rules
+// written for a project ("src/**") match absolute paths too.
+func relPath(p, cwd string) string {
+	p = filepath.ToSlash(filepath.Clean(p))
+	if cwd == "" || !path.IsAbs(p) {
+		return strings.TrimPrefix(p, "./")
+	}
+	rel, err := filepath.Rel(cwd, filepath.FromSlash(p))
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return p
+	}
+	return filepath.ToSlash(rel)
+}
+
+func (t *toolRule) match(tool string, in *toolInput) bool {
+	if ok, _ := path.Match(t.src.Name, tool); !ok {
+		return false
+	}
+	if len(t.src.Paths) > 0 {
+		found := false
+		for _, p := range in.paths {
+			for _, g := range t.src.Paths {
+				if matchPath(g, p) {
+					found = true
+				}
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	if len(t.payload) > 0 && !payloadContains(in.texts, t.payload) {
+		return false
+	}
+	return true
+}
+
+// targets reads the VM names from the input: the first vm_arg
+// alternative that names any wins.
+func (t *toolRule) targets(in *toolInput) []string {
+	for _, arg := range t.vmArgs {
+		var v any
+		if strings.HasPrefix(arg, "/") {
+			v = jsonPointer(in.obj, arg)
+		} else if in.obj != nil {
+			v = in.obj[arg]
+		}
+		var out []string
+		switch v := v.(type) {
+		case string:
+			out = addNonEmpty(out, v)
+		case json.Number:
+			out = addNonEmpty(out, v.String())
+		case []any:
+			for _, e := range v {
+				switch e := e.(type) {
+				case string:
+					out = addNonEmpty(out, e)
+				case json.Number:
+					out = addNonEmpty(out, e.String())
+				}
+			}
+		}
+		if len(out) > 0 {
+			return out
+		}
+	}
+	return nil
+}
+
+func addNonEmpty(list []string, s string) []string {
+	if s = strings.TrimSpace(s); s == "" {
+		return list
+	}
+	return addUnique(list, s)
+}
+
+// jsonPointer resolves an RFC 6901 pointer in a decoded JSON value.
+func jsonPointer(v any, ptr string) any {
+	for tok := range strings.SplitSeq(ptr[1:], "/") {
+		tok = strings.ReplaceAll(strings.ReplaceAll(tok, "~1", "/"), "~0", "~")
+		switch c := v.(type) {
+		case map[string]any:
+			v = c[tok]
+		case []any:
+			i, err := strconv.Atoi(tok)
+			if err != nil || i < 0 || i >= len(c) {
+				return nil
+			}
+			v = c[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+// matchPath matches a slash-separated path against a glob in which "**"
+// stands for any number of folders, and the other parts follow path.Match.
+func matchPath(pattern, name string) bool {
+	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchParts(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			for i := 0; i <= len(name); i++ {
+				if matchParts(pat[1:], name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 {
+			return false
+		}
+		if ok, _ := path.Match(pat[0], name[0]); !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// mcpServer returns the server of an MCP tool name, mcp__SERVER__TOOL.
+func mcpServer(tool string) (string, bool) {
+	rest, ok := strings.CutPrefix(tool, "mcp__")
+	if !ok {
+		return "", false
+	}
+	server, _, ok := strings.Cut(rest, "__")
+	return server, ok && server != ""
+}

@@ -1,0 +1,247 @@
+package shell
+
+import (
+	"errors"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+const (
+	// maxReparse bounds how many times code handed to another shell is
+	// parsed again (bash -c inside ssh inside eval ...).
+	maxReparse = 16
+	// maxBracketDepth bounds the nesting of parentheses and braces. The
+	// parser is recursive and spends kilobytes of stack per level.
+	maxBracketDepth = 1000
+	// maxKeywordDepth bounds the nesting of compound commands (if, while,
+	// for, case), which cost the parser far less stack per level.
+	maxKeywordDepth = 10000
+)
+
+// errTooDeep is reported for input nested beyond the limits above.
+var errTooDeep = errors.New("nesting too deep")
+
+// Analyze analyses a shell command string into the invocations that would run.
+func Analyze(src string) *Analysis {
+	a := &analyzer{}
+	a.code(src, "", nil, 0, nil)
+	if a.out.Invocations == nil {
+		a.out.Invocations = []Invocation{}
+	}
+	return &a.out
+}
+
+// analyzer collects the result of one analysis.
+type analyzer struct {
+	out Analysis
+}
+
+// code is one piece of shell source being walked: the command string itself
+// or code handed to a shell. Node positions refer to src.
+type code struct {
+	src   string
+	cr    byte // the byte standing for '\r' in src, or 0
+	host  string
+	via   []string
+	depth int
+}
+
+// text maps a slice of src back to the original text.
+func (c *code) text(s string) string {
+	if c.cr == 0 || strings.IndexByte(s, c.cr) < 0 {
+		return s
+	}
+	return strings.ReplaceAll(s, string(c.cr), "\r")
+}
+
+// source returns the original text of a node.
+func (c *code) source(n syntax.Node) string {
+	start, end := int(n.Pos().Offset()), int(n.End().Offset())
+	end = min(end, len(c.src))
+	if start >= end {
+		return ""
+	}
+	return c.text(c.src[start:end])
+}
+
+// with returns a copy of c reached through one more step.
+func (c *code) with(via string) *code {
+	n := *c
+	n.via = appendVia(c.via, via)
+	return &n
+}
+
+// appendVia returns a new slice so that sibling paths never share storage.
+func appendVia(via []string, step string) []string {
+	v := make([]string, len(via)+1)
+	copy(v, via)
+	v[len(via)] = step
+	return v
+}
+
+// code parses text and walks it. stdin, when not nil, is what the top-level
+// commands of text read on standard input.
+func (a *analyzer) code(text, host string, via []string, depth int, stdin *input) {
+	if depth > maxReparse {
+		a.unparsed(text, errTooDeep.Error(), host, via)
+		return
+	}
+	c := &code{host: host, via: via, depth: depth}
+	c.src, c.cr = protectCR(text)
+	if err := checkNesting(c.src); err != nil {
+		a.unparsed(text, err.Error(), host, via)
+		return
+	}
+	stmts, rest, err := parse(c.src)
+	a.stmts(c, stmts, stdin)
+	if err != nil {
+		a.unparsed(c.text(rest), err.Error(), host, via)
+	}
+}
+
+func (a *analyzer) unparsed(text, msg, host string, via []string) {
+	a.out.Unparsed = append(a.out.Unparsed, Unparsed{Text: text, Err: msg, Host: host, Via: via})
+}
+
+func (a *analyzer) dynamic(c *code, source string) {
+	a.out.Dynamic = append(a.out.Dynamic, Dynamic{Source: source, Host: c.host, Via: c.via})
+}
+
+// protectCR replaces every '\r' by a control byte absent from src. The
+// parser folds "\r\n" into "\n" while bash keeps '\r' as part of a word, so
+// that a line "EOF\r" does not end a heredoc delimited by EOF; a byte the
+// parser treats as an ordinary word character gives bash's behaviour.
+func protectCR(src string) (string, byte) {
+	if strings.IndexByte(src, '\r') < 0 {
+		return src, 0
+	}
+	for _, b := range []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f") {
+		if strings.IndexByte(src, b) < 0 {
+			return strings.ReplaceAll(src, "\r", string(b)), b
+		}
+	}
+	return src, 0
+}
+
+// checkNesting estimates how deep the parser would recurse, in one pass.
+// Unbalanced closers are ignored, so prose in heredocs rarely matters.
+func checkNesting(src string) error {
+	brackets, keywords := 0, 0
+	for i := 0; i < len(src); i++ {
+		switch b := src[i]; {
+		case b == '(' || b == '{':
+			if brackets++; brackets > maxBracketDepth {
+				return errTooDeep
+			}
+		case b == ')' || b == '}':
+			if brackets > 0 {
+				brackets--
+			}
+		case b >= 'a' && b <= 'z' && (i == 0 || !isWordByte(src[i-1])):
+			j := i + 1
+			for j < len(src) && isWordByte(src[j]) {
+				j++
+			}
+			switch src[i:j] {
+			case "if", "while", "until", "for", "select", "case":
+				if keywords++; keywords > maxKeywordDepth {
+					return errTooDeep
+				}
+			case "fi", "done", "esac":
+				if keywords > 0 {
+					keywords--
+				}
+			}
+			i = j - 1
+		}
+	}
+	return nil
+}
+
+func isWordByte(b byte) bool {
+	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
+}
+
+func newParser() *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}
+
+// parse parses src. On a syntax error it returns the statements of the
+// complete lines before the failing command, which bash would already have
+// run, and the text from the failing command's line on.
+func parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
+	f, err := newParser().Parse(strings.NewReader(src), "")
+	if err == nil {
+		return f.Stmts, "", nil
+	}
+	// Bash reads a script one complete command line at a time, exactly as
+	// the parser's interactive mode does: a batch is complete when the
+	// parser is not waiting for more lines. A batch left incomplete never
+	// ran, even if some of its statements were whole ("a; if").
+	p := newParser()
+	for batch, ierr := range p.InteractiveSeq(strings.NewReader(src)) {
+		if ierr != nil {
+			break
+		}
+		if !p.Incomplete() {
+			stmts = append(stmts, batch...)
+		}
+	}
+	return stmts, src[committedEnd(src, stmts):], err
+}
+
+// committedEnd returns the offset just past the lines holding stmts,
+// including the bodies of their heredocs.
+func committedEnd(src string, stmts []*syntax.Stmt) int {
+	if len(stmts) == 0 {
+		return 0
+	}
+	end := 0
+	for _, s := range stmts {
+		end = max(end, int(s.End().Offset()))
+		syntax.Walk(s, func(n syntax.Node) bool {
+			if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+				_, e := heredocRaw(src, r)
+				end = max(end, e)
+			}
+			return true
+		})
+	}
+	end = min(end, len(src))
+	if end > 0 && src[end-1] == '\n' {
+		return end
+	}
+	if i := strings.IndexByte(src[end:], '\n'); i >= 0 {
+		return end + i + 1
+	}
+	return len(src)
+}
+
+// heredocRaw returns the raw body of a heredoc as bash reads it: the lines
+// up to one that equals the delimiter exactly (after leading tabs for <<-),
+// and the offset just past that terminator line.
+func heredocRaw(src string, r *syntax.Redirect) (string, int) {
+	start := int(r.Hdoc.Pos().Offset())
+	delim, _ := literal(r.Word)
+	dash := r.Op == syntax.DashHdoc
+	for pos := start; pos < len(src); {
+		le := strings.IndexByte(src[pos:], '\n')
+		next := len(src)
+		if le >= 0 {
+			le += pos
+			next = le + 1
+		} else {
+			le = len(src)
+		}
+		line := src[pos:le]
+		if dash {
+			line = strings.TrimLeft(line, "\t")
+		}
+		if line == delim {
+			return src[start:pos], next
+		}
+		pos = next
+	}
+	return src[start:], len(src)
+}

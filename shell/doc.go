@@ -1,0 +1,45 @@
+// Package shell analyses a shell command string into the commands that would
+// run, the way bash would run them.
+//
+// In rewind's data flow the classify step hands the command of a shell tool
+// call to [Analyze] and matches the policy's command rules against the
+// [Invocation] values it returns. The analysis is exact rather than textual:
+// only words in command position are commands, so a commit message, a quoted
+// heredoc or an issue body that mentions "gh issue create" is data and never
+// trips a rule, while the same text in a $(...) substitution, an unquoted
+// heredoc's substitution or code handed to another shell does.
+//
+// The source is parsed with mvdan.cc/sh/v3/syntax in its bash dialect and
+// walked. Where that parser differs from bash, the analysis follows bash:
+//
+//   - A heredoc whose delimiter has any quoted part (<<'EOF', <<"EOF",
+//     <<E"O"F, <<\EOF) is data throughout.
+//   - A carriage return is an ordinary word character, so a line "EOF\r"
+//     does not end a body delimited by EOF.
+//   - After a syntax error the complete lines before the failing command
+//     still run and are analysed; the rest is reported as [Unparsed].
+//
+// Reporting conventions, which the policy relies on:
+//
+//   - Wrappers (sudo, doas, env, command, builtin, exec, nice, nohup, time,
+//     timeout, stdbuf, ionice, xargs, watch, busybox, VAR=value prefixes) are
+//     not invocations of their own: only the command they run is reported,
+//     with the wrapper recorded in Via. A wrapper that runs nothing, such as
+//     "sudo -l", "env" or "command -v rm", is reported as a plain invocation.
+//   - Code runners (bash -c, sh <<EOF, echo ... | bash, eval, su -c, watch)
+//     are likewise not invocations: the code they run is analysed and its
+//     commands are reported with Via such as "bash -c". A shell that runs a
+//     script file or starts interactively is a plain invocation.
+//   - ssh is always reported as an invocation with Host set to its target
+//     (user@ stripped), and its remote command is analysed as code whose
+//     invocations carry the same Host and Via "ssh HOST". find is reported
+//     too, and each -exec command as well, with Via "find -exec".
+//   - Code that is only known at run time (a command name such as $CMD or
+//     $(pick), "bash -c \"$X\"", "eval $X", "curl ... | bash") is reported in
+//     Dynamic. Where the code text is partly static, its static skeleton is
+//     analysed as well, so "bash -c \"rm -rf $DIR\"" reports rm too.
+//
+// The cost is linear in the input. Nesting that would drive the recursive
+// parser deep, and code handed to shells more than a few levels deep, is
+// reported as Unparsed instead of being analysed.
+package shell

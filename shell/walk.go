@@ -1,0 +1,300 @@
+package shell
+
+import (
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// inputKind says what a command reads on standard input.
+type inputKind uint8
+
+const (
+	inNone    inputKind = iota // nothing known: the caller's stdin
+	inText                     // static text: heredoc, here-string, piped static output
+	inDynamic                  // text known only at run time; text holds its static skeleton
+	inFile                     // a file redirected with <
+)
+
+// input is what a command reads on standard input.
+type input struct {
+	kind inputKind
+	text string
+	// via names how the text arrives, for Via of code read from it.
+	via string
+}
+
+func (a *analyzer) stmts(c *code, list []*syntax.Stmt, stdin *input) {
+	for _, s := range list {
+		a.stmt(c, s, stdin)
+	}
+}
+
+// stmt walks one statement. Its own redirections decide its stdin and
+// otherwise it reads stdin.
+func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
+	in := stdin
+	for _, r := range s.Redirs {
+		toStdin := r.N == nil || r.N.Value == "0"
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			if !quotedDelim(r.Word) && r.Hdoc != nil {
+				a.word(c, r.Hdoc)
+			}
+			if toStdin {
+				text, static := heredocText(c, r)
+				in = &input{kind: inText, text: text, via: "<<"}
+				if !static {
+					in.kind = inDynamic
+				}
+			}
+		case syntax.WordHdoc:
+			a.word(c, r.Word)
+			if toStdin {
+				f := c.field(r.Word)
+				in = &input{kind: inText, text: f.approx + "\n", via: "<<<"}
+				if f.dyn {
+					in.kind = inDynamic
+				}
+			}
+		case syntax.RdrIn, syntax.RdrInOut:
+			a.word(c, r.Word)
+			if toStdin {
+				in = &input{kind: inFile}
+			}
+		default:
+			a.word(c, r.Word)
+		}
+	}
+	a.command(c, s.Cmd, in)
+}
+
+func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
+	switch x := cmd.(type) {
+	case *syntax.CallExpr:
+		a.call(c, x, in)
+	case *syntax.BinaryCmd:
+		if x.Op == syntax.Pipe || x.Op == syntax.PipeAll {
+			a.pipeline(c, x, in)
+			return
+		}
+		// && and || chains nest to the left; walk them without recursion.
+		var right []*syntax.Stmt
+		for {
+			right = append(right, x.Y)
+			next, ok := x.X.Cmd.(*syntax.BinaryCmd)
+			if !ok || next.Op == syntax.Pipe || next.Op == syntax.PipeAll || len(x.X.Redirs) > 0 || x.X.Negated {
+				a.stmt(c, x.X, in)
+				break
+			}
+			x = next
+		}
+		for i := len(right) - 1; i >= 0; i-- {
+			a.stmt(c, right[i], in)
+		}
+	case *syntax.Subshell:
+		a.stmts(c, x.Stmts, in)
+	case *syntax.Block:
+		a.stmts(c, x.Stmts, in)
+	case *syntax.IfClause:
+		for ; x != nil; x = x.Else {
+			a.stmts(c, x.Cond, in)
+			a.stmts(c, x.Then, in)
+		}
+	case *syntax.WhileClause:
+		a.stmts(c, x.Cond, in)
+		a.stmts(c, x.Do, in)
+	case *syntax.ForClause:
+		switch l := x.Loop.(type) {
+		case *syntax.WordIter:
+			for _, w := range l.Items {
+				a.word(c, w)
+			}
+		case *syntax.CStyleLoop:
+			a.arith(c, l.Init)
+			a.arith(c, l.Cond)
+			a.arith(c, l.Post)
+		}
+		a.stmts(c, x.Do, in)
+	case *syntax.CaseClause:
+		a.word(c, x.Word)
+		for _, item := range x.Items {
+			for _, w := range item.Patterns {
+				a.word(c, w)
+			}
+			a.stmts(c, item.Stmts, in)
+		}
+	case *syntax.FuncDecl:
+		// The body runs whenever the function is called, which a static
+		// analysis cannot rule out, so it counts as code.
+		a.stmt(c, x.Body, nil)
+	case *syntax.ArithmCmd:
+		a.arith(c, x.X)
+	case *syntax.TestClause:
+		a.test(c, x.X)
+	case *syntax.DeclClause:
+		args := make([]field, 0, len(x.Args))
+		for _, as := range x.Args {
+			a.assign(c, as)
+			args = append(args, c.assignField(as))
+		}
+		a.invoke(c, c.host, x.Variant.Value, args, in)
+	case *syntax.TimeClause:
+		if x.Stmt != nil {
+			a.stmt(c.with("time"), x.Stmt, in)
+		}
+	case *syntax.CoprocClause:
+		if x.Stmt != nil {
+			a.stmt(c, x.Stmt, nil)
+		}
+	case *syntax.LetClause:
+		for _, e := range x.Exprs {
+			a.arith(c, e)
+		}
+	case *syntax.TestDecl:
+		a.stmt(c, x.Body, nil)
+	}
+}
+
+// pipeline walks a | b | c, feeding each element the static output of the
+// one before it when that output is known.
+func (a *analyzer) pipeline(c *code, x *syntax.BinaryCmd, in *input) {
+	var elems []*syntax.Stmt
+	for {
+		elems = append(elems, x.Y)
+		next, ok := x.X.Cmd.(*syntax.BinaryCmd)
+		if !ok || (next.Op != syntax.Pipe && next.Op != syntax.PipeAll) || len(x.X.Redirs) > 0 || x.X.Negated {
+			elems = append(elems, x.X)
+			break
+		}
+		x = next
+	}
+	for i := len(elems) - 1; i >= 0; i-- {
+		stdin := in
+		if i < len(elems)-1 {
+			if out, ok := staticOutput(c, elems[i+1]); ok {
+				stdin = &input{kind: inText, text: out, via: "|"}
+			} else {
+				stdin = &input{kind: inDynamic, via: "|"}
+			}
+		}
+		a.stmt(c, elems[i], stdin)
+	}
+}
+
+func (a *analyzer) assign(c *code, as *syntax.Assign) {
+	a.arith(c, as.Index)
+	if as.Value != nil {
+		a.word(c, as.Value)
+	}
+	if as.Array != nil {
+		for _, e := range as.Array.Elems {
+			a.arith(c, e.Index)
+			if e.Value != nil {
+				a.word(c, e.Value)
+			}
+		}
+	}
+}
+
+// word walks the code inside a word: command and process substitutions,
+// also within double quotes, parameter expansions and arithmetic.
+func (a *analyzer) word(c *code, w *syntax.Word) {
+	if w == nil {
+		return
+	}
+	for _, p := range w.Parts {
+		a.wordPart(c, p)
+	}
+}
+
+func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
+	switch x := p.(type) {
+	case *syntax.DblQuoted:
+		for _, q := range x.Parts {
+			a.wordPart(c, q)
+		}
+	case *syntax.CmdSubst:
+		a.stmts(c.with("$(...)"), x.Stmts, nil)
+	case *syntax.ProcSubst:
+		label := "<(...)"
+		if x.Op == syntax.CmdOut {
+			label = ">(...)"
+		}
+		a.stmts(c.with(label), x.Stmts, nil)
+	case *syntax.ParamExp:
+		if x.NestedParam != nil {
+			a.wordPart(c, x.NestedParam)
+		}
+		a.arith(c, x.Index)
+		if x.Slice != nil {
+			a.arith(c, x.Slice.Offset)
+			a.arith(c, x.Slice.Length)
+		}
+		if x.Repl != nil {
+			a.word(c, x.Repl.Orig)
+			a.word(c, x.Repl.With)
+		}
+		if x.Exp != nil {
+			a.word(c, x.Exp.Word)
+		}
+	case *syntax.ArithmExp:
+		a.arith(c, x.X)
+	case *syntax.BraceExp:
+		for _, e := range x.Elems {
+			a.word(c, e)
+		}
+	}
+}
+
+func (a *analyzer) arith(c *code, e syntax.ArithmExpr) {
+	// Long chains such as 1+1+1 nest to the left; follow X in a loop and
+	// walk the right operands afterwards, in source order.
+	var right []syntax.ArithmExpr
+	defer func() {
+		for i := len(right) - 1; i >= 0; i-- {
+			a.arith(c, right[i])
+		}
+	}()
+	for e != nil {
+		switch x := e.(type) {
+		case *syntax.BinaryArithm:
+			right = append(right, x.Y)
+			e = x.X
+		case *syntax.UnaryArithm:
+			e = x.X
+		case *syntax.ParenArithm:
+			e = x.X
+		case *syntax.FlagsArithm:
+			e = x.X
+		case *syntax.Word:
+			a.word(c, x)
+			return
+		default:
+			return
+		}
+	}
+}
+
+func (a *analyzer) test(c *code, e syntax.TestExpr) {
+	var right []syntax.TestExpr
+	defer func() {
+		for i := len(right) - 1; i >= 0; i-- {
+			a.test(c, right[i])
+		}
+	}()
+	for e != nil {
+		switch x := e.(type) {
+		case *syntax.BinaryTest:
+			right = append(right, x.Y)
+			e = x.X
+		case *syntax.UnaryTest:
+			e = x.X
+		case *syntax.ParenTest:
+			e = x.X
+		case *syntax.Word:
+			a.word(c, x)
+			return
+		default:
+			return
+		}
+	}
+}

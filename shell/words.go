@@ -1,0 +1,480 @@
+package shell
+
+import (
+	"strconv"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// field is one word of a command after quote removal.
+type field struct {
+	// val is the word's value, or its source text when dyn.
+	val string
+	// approx is the value with run-time parts kept as source text, except
+	// that a command substitution with static output, such as
+	// $(cat <<'EOF' ... EOF), is replaced by that output. It is what
+	// payloads and code skeletons are built from.
+	approx string
+	dyn    bool
+}
+
+func (c *code) field(w *syntax.Word) field {
+	if v, ok := literal(w); ok {
+		v = c.text(v)
+		return field{val: v, approx: v}
+	}
+	var b strings.Builder
+	c.approx(&b, w.Parts, unescapeUnquoted)
+	return field{val: c.source(w), approx: c.text(b.String()), dyn: true}
+}
+
+// assignField renders an argument of declare, export or local.
+func (c *code) assignField(as *syntax.Assign) field {
+	if as.Naked || as.Array != nil || as.Index != nil {
+		s := c.source(as)
+		if as.Naked && as.Value != nil {
+			return c.field(as.Value)
+		}
+		return field{val: s, approx: s, dyn: as.Array != nil || as.Index != nil}
+	}
+	f := field{val: as.Name.Value + "=", approx: as.Name.Value + "="}
+	if as.Append {
+		f = field{val: as.Name.Value + "+=", approx: as.Name.Value + "+="}
+	}
+	if as.Value != nil {
+		v := c.field(as.Value)
+		if v.dyn {
+			return field{val: c.source(as), approx: f.approx + v.approx, dyn: true}
+		}
+		f.val += v.val
+		f.approx += v.approx
+	}
+	return f
+}
+
+// literal returns the value of a word that holds no run-time part.
+func literal(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", true
+	}
+	if len(w.Parts) == 1 {
+		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
+			return l.Value, true
+		}
+	}
+	var b strings.Builder
+	for _, p := range w.Parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescapeUnquoted(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				s, _ := decodeEscapes(x.Value, false)
+				b.WriteString(s)
+			} else {
+				b.WriteString(x.Value)
+			}
+		case *syntax.DblQuoted:
+			for _, q := range x.Parts {
+				l, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescapeDouble(l.Value))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// approx writes the parts with their static text decoded and the rest as
+// source text; unescape decodes literal parts outside quotes.
+func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func(string) string) {
+	for _, p := range parts {
+		switch x := p.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				s, _ := decodeEscapes(x.Value, false)
+				b.WriteString(s)
+			} else {
+				b.WriteString(x.Value)
+			}
+		case *syntax.DblQuoted:
+			c.approx(b, x.Parts, unescapeDouble)
+		case *syntax.CmdSubst:
+			if len(x.Stmts) == 1 {
+				if out, ok := staticOutput(c, x.Stmts[0]); ok {
+					b.WriteString(strings.TrimRight(out, "\n"))
+					continue
+				}
+			}
+			b.WriteString(c.source(x))
+		default:
+			b.WriteString(c.source(p))
+		}
+	}
+}
+
+// quotedDelim reports whether a heredoc delimiter has a quoted part, which
+// in bash makes the whole body data.
+func quotedDelim(w *syntax.Word) bool {
+	for _, p := range w.Parts {
+		l, ok := p.(*syntax.Lit)
+		if !ok || strings.IndexByte(l.Value, '\\') >= 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// heredocText returns the text a heredoc feeds, with the run-time parts of
+// an unquoted body as source text, and whether it is fully static.
+func heredocText(c *code, r *syntax.Redirect) (string, bool) {
+	if r.Hdoc == nil {
+		return "", true
+	}
+	if quotedDelim(r.Word) {
+		raw, _ := heredocRaw(c.src, r)
+		if r.Op == syntax.DashHdoc {
+			raw = stripTabs(raw)
+		}
+		return c.text(raw), true
+	}
+	static := true
+	for _, p := range r.Hdoc.Parts {
+		if _, ok := p.(*syntax.Lit); !ok {
+			static = false
+			break
+		}
+	}
+	var b strings.Builder
+	c.approx(&b, r.Hdoc.Parts, unescapeHeredoc)
+	return c.text(b.String()), static
+}
+
+func stripTabs(s string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		lines[i] = strings.TrimLeft(l, "\t")
+	}
+	return strings.Join(lines, "")
+}
+
+// staticOutput returns what a simple echo, printf or cat statement writes,
+// when it is known statically.
+func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
+	call, ok := s.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 || s.Negated {
+		return "", false
+	}
+	args := make([]string, len(call.Args))
+	for i, w := range call.Args {
+		v, ok := literal(w)
+		if !ok {
+			return "", false
+		}
+		args[i] = c.text(v)
+	}
+	switch baseName(args[0]) {
+	case "echo":
+		return echoOutput(args[1:]), true
+	case "printf":
+		return printfOutput(args[1:])
+	case "cat":
+		if len(args) > 2 || len(args) == 2 && args[1] != "-" {
+			return "", false
+		}
+		for i := len(s.Redirs) - 1; i >= 0; i-- {
+			r := s.Redirs[i]
+			if r.N != nil && r.N.Value != "0" {
+				continue
+			}
+			switch r.Op {
+			case syntax.Hdoc, syntax.DashHdoc:
+				return heredocText(c, r)
+			case syntax.WordHdoc:
+				v, ok := literal(r.Word)
+				return c.text(v) + "\n", ok
+			}
+		}
+	}
+	return "", false
+}
+
+func echoOutput(args []string) string {
+	newline, escapes := true, false
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if len(a) < 2 || a[0] != '-' || strings.Trim(a[1:], "neE") != "" {
+			break
+		}
+		for _, ch := range a[1:] {
+			switch ch {
+			case 'n':
+				newline = false
+			case 'e':
+				escapes = true
+			case 'E':
+				escapes = false
+			}
+		}
+	}
+	out := strings.Join(args[i:], " ")
+	if escapes {
+		var stop bool
+		if out, stop = decodeEscapes(out, true); stop {
+			return out
+		}
+	}
+	if newline {
+		out += "\n"
+	}
+	return out
+}
+
+// printfOutput supports the conversions agents use to print text: %s, %b,
+// %d and %%. Anything else is not treated as static.
+func printfOutput(args []string) (string, bool) {
+	if len(args) > 0 && args[0] == "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 || strings.HasPrefix(args[0], "-") {
+		return "", false
+	}
+	format, rest := args[0], args[1:]
+	var b strings.Builder
+	for {
+		used := 0
+		for i := 0; i < len(format); i++ {
+			switch ch := format[i]; ch {
+			case '\\':
+				j := escapeEnd(format, i)
+				s, stop := decodeEscapes(format[i:j], true)
+				b.WriteString(s)
+				if stop {
+					return b.String(), true
+				}
+				i = j - 1
+			case '%':
+				if i+1 >= len(format) {
+					return "", false
+				}
+				i++
+				conv := format[i]
+				if conv == '%' {
+					b.WriteByte('%')
+					continue
+				}
+				arg := ""
+				if len(rest) > 0 {
+					arg, rest = rest[0], rest[1:]
+					used++
+				}
+				switch conv {
+				case 's', 'd', 'i':
+					b.WriteString(arg)
+				case 'b':
+					s, stop := decodeEscapes(arg, true)
+					b.WriteString(s)
+					if stop {
+						return b.String(), true
+					}
+				default:
+					return "", false
+				}
+			default:
+				b.WriteByte(ch)
+			}
+		}
+		if len(rest) == 0 || used == 0 {
+			return b.String(), true
+		}
+	}
+}
+
+// escapeEnd returns the end of the backslash escape starting at s[i].
+func escapeEnd(s string, i int) int {
+	j := i + 2
+	if j > len(s) {
+		return len(s)
+	}
+	switch s[i+1] {
+	case '0', '1', '2', '3', '4', '5', '6', '7':
+		for j < len(s) && j < i+5 && s[j] >= '0' && s[j] <= '7' {
+			j++
+		}
+	case 'x', 'u', 'U':
+		n := hexDigits(s[i+1])
+		for j < len(s) && j < i+2+n && isHex(s[j]) {
+			j++
+		}
+	}
+	return j
+}
+
+// hexDigits is the most hex digits the escapes \x, \u and \U take.
+func hexDigits(escape byte) int {
+	switch escape {
+	case 'x':
+		return 2
+	case 'u':
+		return 4
+	}
+	return 8
+}
+
+func isHex(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'f' || b >= 'A' && b <= 'F'
+}
+
+// decodeEscapes decodes backslash escapes as $'...' does, or as echo -e
+// and printf do when echo is set (octal is \0nnn and \c ends the output,
+// reported by stop).
+func decodeEscapes(s string, echo bool) (out string, stop bool) {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s, false
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch ch := s[i]; ch {
+		case 'a':
+			b.WriteByte('\a')
+		case 'b':
+			b.WriteByte('\b')
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte('\f')
+		case 'n':
+			b.WriteByte('\n')
+		case 'r':
+			b.WriteByte('\r')
+		case 't':
+			b.WriteByte('\t')
+		case 'v':
+			b.WriteByte('\v')
+		case '\\', '\'', '"', '?':
+			b.WriteByte(ch)
+		case 'c':
+			if echo {
+				return b.String(), true
+			}
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'x', 'u', 'U':
+			n := hexDigits(ch)
+			j := i + 1
+			for j < len(s) && j < i+1+n && isHex(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				b.WriteByte('\\')
+				b.WriteByte(ch)
+				continue
+			}
+			v, _ := strconv.ParseUint(s[i+1:j], 16, 32)
+			if ch == 'x' {
+				b.WriteByte(byte(v))
+			} else {
+				b.WriteRune(rune(v))
+			}
+			i = j - 1
+		case '0', '1', '2', '3', '4', '5', '6', '7':
+			j, limit := i, i+3
+			if echo && ch == '0' {
+				j, limit = i+1, i+4
+			}
+			for j < len(s) && j < limit && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			v, _ := strconv.ParseUint("0"+s[i:j], 8, 16)
+			b.WriteByte(byte(v))
+			i = j - 1
+		default:
+			b.WriteByte('\\')
+			b.WriteByte(ch)
+		}
+	}
+	return b.String(), false
+}
+
+// unescapeUnquoted removes the backslashes of unquoted text.
+func unescapeUnquoted(s string) string {
+	return unescape(s, func(byte) bool { return true })
+}
+
+// unescapeDouble removes the backslashes that are special inside double
+// quotes.
+func unescapeDouble(s string) string {
+	return unescape(s, func(b byte) bool { return b == '$' || b == '`' || b == '"' || b == '\\' })
+}
+
+// unescapeHeredoc removes the backslashes that are special in the body of
+// an unquoted heredoc.
+func unescapeHeredoc(s string) string {
+	return unescape(s, func(b byte) bool { return b == '$' || b == '`' || b == '\\' })
+}
+
+func unescape(s string, special func(byte) bool) string {
+	if strings.IndexByte(s, '\\') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 >= len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		switch next := s[i+1]; {
+		case next == '\n':
+			i++
+		case special(next):
+			b.WriteByte(next)
+			i++
+		default:
+			b.WriteByte('\\')
+		}
+	}
+	return b.String()
+}
+
+// baseName normalises a command name: the shell looks up the last path
+// element of a name with a slash.
+func baseName(name string) string {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 && i < len(name)-1 {
+		return name[i+1:]
+	}
+	return name
+}
+
+// validName reports whether s is a shell variable name, for NAME=VALUE
+// words that env and sudo take before the command.
+func validName(s string) bool {
+	if s == "" || s[0] >= '0' && s[0] <= '9' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isWordByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func isAssignment(f field) bool {
+	i := strings.IndexByte(f.val, '=')
+	return i > 0 && validName(f.val[:i])
+}

@@ -1,0 +1,314 @@
+package zvm
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// VMs lists the protected VMs named name (all of them when name is ""). An
+// unknown name gives an empty list, not an error. A VM protected by several
+// VPGs appears once per VPG.
+func (c *Client) VMs(ctx context.Context, name string) ([]VM, error) {
+	q := url.Values{}
+	if name != "" {
+		q.Set("vmName", name)
+	}
+	var ws []wireVM
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/v1/vms", query: q}, &ws); err != nil {
+		return nil, err
+	}
+	vms := make([]VM, len(ws))
+	for i, w := range ws {
+		vms[i] = w.vm()
+	}
+	return vms, nil
+}
+
+// VM returns the protected VM with identifier id. An id the ZVM does not
+// know, including a host name where an identifier belongs, gives an *Error
+// of KindNotFound.
+func (c *Client) VM(ctx context.Context, id string) (VM, error) {
+	var w wireVM
+	r := request{method: http.MethodGet, path: "/v1/vms/" + url.PathEscape(id), unknownOn400: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return VM{}, err
+	}
+	return w.vm(), nil
+}
+
+// VPGs lists the VPGs.
+func (c *Client) VPGs(ctx context.Context) ([]VPG, error) {
+	var ws []wireVPG
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/v1/vpgs"}, &ws); err != nil {
+		return nil, err
+	}
+	vpgs := make([]VPG, len(ws))
+	for i, w := range ws {
+		vpgs[i] = w.vpg()
+	}
+	return vpgs, nil
+}
+
+// VPG returns the VPG with identifier id; an unknown id gives KindNotFound.
+func (c *Client) VPG(ctx context.Context, id string) (VPG, error) {
+	var w wireVPG
+	r := request{method: http.MethodGet, path: "/v1/vpgs/" + url.PathEscape(id), unknownOn400: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return VPG{}, err
+	}
+	return w.vpg(), nil
+}
+
+// Checkpoints lists the VPG's checkpoints written between start and end; a
+// zero start or end leaves that side open.
+func (c *Client) Checkpoints(ctx context.Context, vpgID string, start, end time.Time) ([]Checkpoint, error) {
+	q := url.Values{}
+	if !start.IsZero() {
+		q.Set("startDate", start.UTC().Format(time.RFC3339Nano))
+	}
+	if !end.IsZero() {
+		q.Set("endDate", end.UTC().Format(time.RFC3339Nano))
+	}
+	var ws []wireCheckpoint
+	r := request{method: http.MethodGet, path: "/v1/vpgs/" + url.PathEscape(vpgID) + "/checkpoints", query: q, unknownOn400: true}
+	if err := c.do(ctx, r, &ws); err != nil {
+		return nil, err
+	}
+	cps := make([]Checkpoint, len(ws))
+	for i, w := range ws {
+		cps[i] = w.checkpoint()
+	}
+	return cps, nil
+}
+
+// CheckpointStats returns the VPG's earliest and latest checkpoints.
+func (c *Client) CheckpointStats(ctx context.Context, vpgID string) (CheckpointStats, error) {
+	var w struct{ Earliest, Latest *wireCheckpoint }
+	r := request{method: http.MethodGet, path: "/v1/vpgs/" + url.PathEscape(vpgID) + "/checkpoints/stats", unknownOn400: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return CheckpointStats{}, err
+	}
+	var s CheckpointStats
+	if w.Earliest != nil {
+		s.Earliest = w.Earliest.checkpoint()
+	}
+	if w.Latest != nil {
+		s.Latest = w.Latest.checkpoint()
+	}
+	return s, nil
+}
+
+// InsertTaggedCheckpoint asks Zerto to write a checkpoint tagged tag into the
+// VPG's journal at its next cadence tick, and returns the task that does it.
+// The checkpoint exists once Checkpoints lists it, not when the call returns.
+func (c *Client) InsertTaggedCheckpoint(ctx context.Context, vpgID, tag string) (taskID string, err error) {
+	body := map[string]any{"checkpointName": tag}
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/checkpoints", body)
+}
+
+// Task returns the task with identifier id.
+func (c *Client) Task(ctx context.Context, id string) (Task, error) {
+	var w wireTask
+	r := request{method: http.MethodGet, path: "/v1/tasks/" + url.PathEscape(id), unknownOn400: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return Task{}, err
+	}
+	t := w.task()
+	if t.Identifier == "" {
+		t.Identifier = id
+	}
+	return t, nil
+}
+
+// WaitTask polls the task every poll until it is done (see TaskState.Done)
+// or waits for the user (a failover or restore before commit), and returns
+// its last state. A task that failed or was stopped gives an *Error of
+// KindTaskFailed carrying its CompleteReason; on any other error, ctx ending
+// (KindTimeout) included, the Task is the last state seen.
+func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration) (Task, error) {
+	if poll <= 0 {
+		return Task{}, errors.New("zvm: WaitTask: poll interval must be positive")
+	}
+	op := "wait for task " + id
+	var (
+		t    *time.Timer
+		last Task
+	)
+	for {
+		task, err := c.Task(ctx, id)
+		if err != nil {
+			// The last state seen tells a caller how far the task got.
+			return last, err
+		}
+		last = task
+		switch task.State {
+		case TaskCompleted, TaskWaitingForUserInput:
+			return task, nil
+		case TaskFailed, TaskStopped:
+			return task, &Error{Kind: KindTaskFailed, Op: op, Message: task.CompleteReason,
+				Err: fmt.Errorf("task %s is %s", id, task.State)}
+		}
+		if t == nil {
+			t = time.NewTimer(poll)
+			defer t.Stop()
+		} else {
+			t.Reset(poll)
+		}
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			return task, &Error{Kind: KindTimeout, Op: op, Err: ctx.Err()}
+		}
+	}
+}
+
+// FailoverTest starts a failover test of the VPG to checkpointID (the
+// latest when ""), for vmIDs (all the VPG's VMs when empty).
+func (c *Client) FailoverTest(ctx context.Context, vpgID, checkpointID string, vmIDs []string) (taskID string, err error) {
+	body := map[string]any{}
+	if checkpointID != "" {
+		body["checkpointIdentifier"] = checkpointID
+	}
+	if len(vmIDs) > 0 {
+		body["vmIdentifiers"] = vmIDs
+	}
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverTest", body)
+}
+
+// FailoverTestStop ends the VPG's failover test, recording whether it
+// succeeded and a summary in Zerto's test report.
+func (c *Client) FailoverTestStop(ctx context.Context, vpgID string, success bool, summary string) (taskID string, err error) {
+	body := map[string]any{"failoverTestSuccess": success}
+	if summary != "" {
+		body["failoverTestSummary"] = summary
+	}
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverTestStop", body)
+}
+
+// CommitPolicy says what a failover or restore does after its wait time.
+type CommitPolicy int
+
+// The commit policies, numbered as in the API. The zero value is Zerto's
+// own default, Rollback.
+const (
+	CommitRollback CommitPolicy = iota
+	CommitCommit
+	CommitNone // wait for FailoverCommit/FailoverRollback (RestoreCommit/RestoreRollback)
+)
+
+// ShutdownPolicy says how a failover treats the protected VMs.
+type ShutdownPolicy int
+
+// The shutdown policies, numbered as in the API.
+const (
+	ShutdownNone ShutdownPolicy = iota
+	ShutdownGraceful
+	ShutdownForce
+)
+
+// FailoverOptions are the choices of a live failover.
+type FailoverOptions struct {
+	CommitPolicy CommitPolicy
+	// CommitWait is how long the failover waits before its commit policy
+	// applies; 0 leaves Zerto's default.
+	CommitWait     time.Duration
+	ShutdownPolicy ShutdownPolicy
+	// ReverseProtection, when set, says whether to protect back the other way.
+	ReverseProtection *bool
+	// VMIdentifiers limits the failover to these VMs; empty means all.
+	VMIdentifiers []string
+}
+
+// Failover starts a live failover of the VPG to checkpointID (the latest
+// when "").
+func (c *Client) Failover(ctx context.Context, vpgID, checkpointID string, o FailoverOptions) (taskID string, err error) {
+	body := map[string]any{
+		"commitPolicy":   int(o.CommitPolicy),
+		"shutdownPolicy": int(o.ShutdownPolicy),
+	}
+	if checkpointID != "" {
+		body["checkpointIdentifier"] = checkpointID
+	}
+	if o.CommitWait > 0 {
+		body["timeToWaitBeforeShutdownInSec"] = int(o.CommitWait / time.Second)
+	}
+	if o.ReverseProtection != nil {
+		body["isReverseProtection"] = *o.ReverseProtection
+	}
+	if len(o.VMIdentifiers) > 0 {
+		body["vmIdentifiers"] = o.VMIdentifiers
+	}
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/Failover", body)
+}
+
+// FailoverCommit commits the VPG's failover, protecting back the other way
+// when reverseProtection is set.
+func (c *Client) FailoverCommit(ctx context.Context, vpgID string, reverseProtection *bool) (taskID string, err error) {
+	body := map[string]any{}
+	if reverseProtection != nil {
+		body["isReverseProtection"] = *reverseProtection
+	}
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverCommit", body)
+}
+
+// FailoverRollback rolls the VPG's failover back.
+func (c *Client) FailoverRollback(ctx context.Context, vpgID string) (taskID string, err error) {
+	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverRollback", nil)
+}
+
+// Restore starts a journal restore of the single VM vmID in VPG vpgID to
+// checkpointID. The VM waits, restored, for RestoreCommit or RestoreRollback.
+func (c *Client) Restore(ctx context.Context, vmID, vpgID, checkpointID string) (taskID string, err error) {
+	body := map[string]any{
+		"vpgIdentifier":        vpgID,
+		"checkpointIdentifier": checkpointID,
+		"commitPolicy":         int(CommitNone),
+	}
+	return c.post(ctx, "/v1/vms/"+url.PathEscape(vmID)+"/Restore", body)
+}
+
+// RestoreCommit keeps the restored VM vmID of VPG vpgID.
+func (c *Client) RestoreCommit(ctx context.Context, vmID, vpgID string) (taskID string, err error) {
+	// The spec's body here is a bare JSON string: the VPG identifier.
+	return c.post(ctx, "/v1/vms/"+url.PathEscape(vmID)+"/RestoreCommit", vpgID)
+}
+
+// RestoreRollback undoes the journal restore of VM vmID of VPG vpgID.
+func (c *Client) RestoreRollback(ctx context.Context, vmID, vpgID string) (taskID string, err error) {
+	return c.post(ctx, "/v1/vms/"+url.PathEscape(vmID)+"/RestoreRollback", vpgID)
+}
+
+// LocalSite returns the ZVM's own site.
+func (c *Client) LocalSite(ctx context.Context) (Site, error) {
+	var w wireSite
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/v1/localsite"}, &w); err != nil {
+		return Site{}, err
+	}
+	return w.site(), nil
+}
+
+// post sends an operation that answers with a task identifier: a JSON
+// string in the spec, an object with TaskIdentifier on some versions.
+func (c *Client) post(ctx context.Context, path string, body any) (string, error) {
+	var raw json.RawMessage
+	if err := c.do(ctx, request{method: http.MethodPost, path: path, body: body, unknownOn400: false}, &raw); err != nil {
+		return "", err
+	}
+	op := http.MethodPost + " " + path
+	var id string
+	if json.Unmarshal(raw, &id) == nil && id != "" {
+		return id, nil
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(raw, &m) == nil {
+		if v, ok := lookupFold(m, "TaskIdentifier"); ok && json.Unmarshal(v, &id) == nil && id != "" {
+			return id, nil
+		}
+	}
+	return "", &Error{Kind: KindMalformed, Op: op, Status: http.StatusOK, Err: errors.New("no task identifier in the answer")}
+}

@@ -1,0 +1,157 @@
+package zvm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// token is one login's result. Only what a later process needs is kept:
+// never the password or the client secret.
+type token struct {
+	AccessToken   string    `json:"access_token"`
+	RefreshToken  string    `json:"refresh_token,omitempty"`
+	Issued        time.Time `json:"issued"`
+	Expiry        time.Time `json:"expiry"`
+	RefreshExpiry time.Time `json:"refresh_expiry,omitzero"`
+}
+
+// maxMargin bounds how long before expiry a token is given up, so a request
+// started with it does not arrive with an expired one.
+const maxMargin = 30 * time.Second
+
+// usable reports whether the token can still be sent at now: it is dropped a
+// margin before expiry, a tenth of its lifetime but at most maxMargin.
+func (t token) usable(now time.Time) bool {
+	if t.AccessToken == "" {
+		return false
+	}
+	margin := min(t.Expiry.Sub(t.Issued)/10, maxMargin)
+	return now.Before(t.Expiry.Add(-margin))
+}
+
+// refreshable reports whether the refresh token can still be used at now.
+func (t token) refreshable(now time.Time) bool {
+	if t.RefreshToken == "" {
+		return false
+	}
+	return t.RefreshExpiry.IsZero() || now.Before(t.RefreshExpiry.Add(-time.Second))
+}
+
+// cacheEntry is the file format. URL and Identity are stored to tell a hash
+// collision from a hit and to help a person reading the folder.
+type cacheEntry struct {
+	URL      string `json:"url"`
+	Identity string `json:"identity"`
+	token
+}
+
+// tokenCache is the token cache shared by every rewind process: each hook
+// run is a new process, and a login per tool call is slow and loads the
+// ZVM's Keycloak. One file per ZVM and identity, written by atomic rename
+// under a lock file, so that readers never see half a file and concurrent
+// processes log in once. A zero tokenCache (dir "") caches nothing.
+type tokenCache struct {
+	dir      string
+	key      string
+	url      string
+	identity string
+}
+
+func newTokenCache(dir, url, auth, identity string) *tokenCache {
+	c := &tokenCache{url: url, identity: auth + ":" + identity}
+	switch dir {
+	case "-":
+		return c
+	case "":
+		base, err := os.UserCacheDir()
+		if err != nil {
+			// No cache folder (no $HOME, say): logging in every time is
+			// slower but correct.
+			return c
+		}
+		dir = filepath.Join(base, "rewind")
+	}
+	c.dir = filepath.Join(dir, "zvm-tokens")
+	sum := sha256.Sum256([]byte(url + "\x00" + c.identity))
+	c.key = hex.EncodeToString(sum[:16])
+	return c
+}
+
+func (c *tokenCache) path() string { return filepath.Join(c.dir, c.key+".json") }
+
+// lock takes the cache's lock file, waiting at most as long as ctx allows.
+// The returned function releases it. Without a cache it does nothing.
+func (c *tokenCache) lock(ctx context.Context) (unlock func(), err error) {
+	if c.dir == "" {
+		return func() {}, nil
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return nil, err
+	}
+	fl := flock.New(filepath.Join(c.dir, c.key+".lock"), flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errors.New("token cache lock not taken")
+	}
+	return func() { fl.Unlock() }, nil
+}
+
+// load returns the cached token, if there is a readable one for this ZVM
+// and identity.
+func (c *tokenCache) load() (token, bool) {
+	if c.dir == "" {
+		return token{}, false
+	}
+	b, err := os.ReadFile(c.path())
+	if err != nil {
+		return token{}, false
+	}
+	var e cacheEntry
+	if json.Unmarshal(b, &e) != nil || e.URL != c.url || e.Identity != c.identity {
+		return token{}, false
+	}
+	return e.token, true
+}
+
+// store writes t for later processes: to a temporary file, then renamed
+// over the old one, so a reader sees the old token or the new one.
+func (c *tokenCache) store(t token) error {
+	if c.dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(c.dir, 0o700); err != nil {
+		return err
+	}
+	b, err := json.Marshal(cacheEntry{URL: c.url, Identity: c.identity, token: t})
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(c.dir, c.key+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(f.Name()) // a no-op once renamed
+	if err := f.Chmod(0o600); err != nil {
+		f.Close()
+		return err
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(f.Name(), c.path())
+}

@@ -1,0 +1,169 @@
+package zvm
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"log"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The authentication schemes a ZVM offers.
+const (
+	// AuthKeycloak is the ZVM appliance (10.x): OAuth tokens from its Keycloak.
+	AuthKeycloak = "keycloak"
+	// AuthSession is the Windows ZVM: a session from POST /v1/session/add.
+	AuthSession = "session"
+)
+
+// DefaultClientID is the Keycloak client a ZVM appliance ships for the
+// password grant.
+const DefaultClientID = "zerto-client"
+
+// Options configures a Client. Secrets (ClientSecret, Password) are only
+// sent to the ZVM; they never appear in errors, logs or the token cache.
+type Options struct {
+	URL          string // the ZVM's base URL, such as "https://zvm.lab.local"; a path prefix is kept
+	Auth         string // AuthKeycloak (the default) or AuthSession
+	ClientID     string // Keycloak client; DefaultClientID when empty
+	ClientSecret string // with no Username: the client_credentials grant
+	Username     string // with Password: the password grant (Keycloak) or Basic auth (session)
+	Password     string
+	CAFile       string // PEM file of CAs to trust, beside the system's
+	// InsecureSkipVerify turns off certificate checks; New warns through Warnf.
+	InsecureSkipVerify bool
+	// CacheDir holds the shared token cache. "" means os.UserCacheDir()/rewind;
+	// "-" keeps tokens in memory only.
+	CacheDir string
+	// HTTPClient, if set, sends every request; CAFile and InsecureSkipVerify
+	// must then be empty, since its transport decides about TLS.
+	HTTPClient *http.Client
+	// Warnf receives warnings (an insecure connection); log.Printf when nil.
+	Warnf func(format string, args ...any)
+}
+
+// ApplyEnv overrides o with the REWIND_ZVM_* variables that are set to a
+// non-empty value: URL, AUTH, CLIENT_ID, CLIENT_SECRET, USERNAME, PASSWORD,
+// CA_FILE and INSECURE_SKIP_VERIFY (a strconv.ParseBool value).
+func (o *Options) ApplyEnv(getenv func(string) string) error {
+	for _, v := range []struct {
+		name string
+		dst  *string
+	}{
+		{"REWIND_ZVM_URL", &o.URL},
+		{"REWIND_ZVM_AUTH", &o.Auth},
+		{"REWIND_ZVM_CLIENT_ID", &o.ClientID},
+		{"REWIND_ZVM_CLIENT_SECRET", &o.ClientSecret},
+		{"REWIND_ZVM_USERNAME", &o.Username},
+		{"REWIND_ZVM_PASSWORD", &o.Password},
+		{"REWIND_ZVM_CA_FILE", &o.CAFile},
+	} {
+		if s := getenv(v.name); s != "" {
+			*v.dst = s
+		}
+	}
+	if s := getenv("REWIND_ZVM_INSECURE_SKIP_VERIFY"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("REWIND_ZVM_INSECURE_SKIP_VERIFY=%q: not a boolean", s)
+		}
+		o.InsecureSkipVerify = b
+	}
+	return nil
+}
+
+// validate checks o and returns the parsed base URL with its defaults filled in.
+func (o *Options) validate() (*url.URL, error) {
+	if o.URL == "" {
+		return nil, errors.New("zvm: no URL (set zerto.url or REWIND_ZVM_URL)")
+	}
+	u, err := url.Parse(o.URL)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return nil, fmt.Errorf("zvm: URL %q: want http(s)://host[:port][/path]", redactURL(o.URL))
+	}
+	if u.User != nil {
+		return nil, errors.New("zvm: URL must not carry credentials; use username and password")
+	}
+	u.Path = strings.TrimSuffix(u.Path, "/")
+	u.RawQuery, u.Fragment = "", ""
+	switch o.Auth {
+	case "":
+		o.Auth = AuthKeycloak
+	case AuthKeycloak, AuthSession:
+	default:
+		return nil, fmt.Errorf("zvm: auth %q: want %q or %q", o.Auth, AuthKeycloak, AuthSession)
+	}
+	if o.ClientID == "" {
+		o.ClientID = DefaultClientID
+	}
+	hasUser := o.Username != "" && o.Password != ""
+	switch {
+	case o.Auth == AuthSession && !hasUser:
+		return nil, errors.New("zvm: session auth needs username and password")
+	case o.Auth == AuthKeycloak && !hasUser && o.ClientSecret == "":
+		return nil, errors.New("zvm: keycloak auth needs username and password, or client_id and client_secret")
+	}
+	if o.HTTPClient != nil && (o.CAFile != "" || o.InsecureSkipVerify) {
+		return nil, errors.New("zvm: ca_file and insecure_skip_verify cannot apply to a caller's HTTPClient")
+	}
+	return u, nil
+}
+
+// redactURL returns s without any user info, for error texts.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil && u.User != nil {
+		u.User = nil
+		return u.String()
+	}
+	return s
+}
+
+// httpClient builds the client for o: the system's roots plus CAFile, and
+// connection-level timeouts so that a dead ZVM fails fast. The total time of
+// a request is the caller's context, never a client timeout.
+func (o *Options) httpClient() (*http.Client, error) {
+	if o.HTTPClient != nil {
+		return o.HTTPClient, nil
+	}
+	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("zvm: ca_file: %w", err)
+		}
+		pool, err := x509.SystemCertPool()
+		if err != nil {
+			pool = x509.NewCertPool()
+		}
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("zvm: ca_file %s: no PEM certificates in it", o.CAFile)
+		}
+		tlsConf.RootCAs = pool
+	}
+	if o.InsecureSkipVerify {
+		tlsConf.InsecureSkipVerify = true
+		warnf := o.Warnf
+		if warnf == nil {
+			warnf = log.Printf
+		}
+		warnf("zvm: insecure_skip_verify is set: the certificate of %s is not checked, so anyone on the path can read the credentials", redactURL(o.URL))
+	}
+	tr := &http.Transport{
+		Proxy:                 http.ProxyFromEnvironment,
+		DialContext:           (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		TLSClientConfig:       tlsConf,
+		TLSHandshakeTimeout:   10 * time.Second,
+		MaxIdleConns:          4,
+		IdleConnTimeout:       60 * time.Second,
+		ExpectContinueTimeout: time.Second,
+		ForceAttemptHTTP2:     true,
+	}
+	return &http.Client{Transport: tr}, nil
+}

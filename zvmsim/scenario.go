@@ -1,0 +1,353 @@
+package zvmsim
+
+import (
+	"bytes"
+	"crypto/sha1"
+	"errors"
+	"fmt"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+// Scenario is the world a Server simulates: its sites, VPGs, credentials,
+// token lifetimes and standing faults. Scenario files are TOML; see
+// testdata/lab.toml for a commented example.
+type Scenario struct {
+	// Name identifies the scenario in summaries; ParseScenario sets it from
+	// its name argument when the file gives none.
+	Name string `toml:"name"`
+	// LocalSite names the site whose ZVM this is (GET /v1/localsite); the
+	// first site when empty.
+	LocalSite string `toml:"local_site"`
+	// TokenTTL is the access token lifetime (Keycloak's default, 5m, when
+	// zero); RefreshTTL the refresh token's (30m when zero).
+	TokenTTL   Duration `toml:"token_ttl"`
+	RefreshTTL Duration `toml:"refresh_ttl"`
+
+	Sites       []Site      `toml:"site"`
+	VPGs        []VPG       `toml:"vpg"`
+	Credentials Credentials `toml:"credentials"`
+	Faults      Faults      `toml:"faults"`
+}
+
+// Site is a Zerto site: a vSphere, AWS, Azure or Hyper-V environment with its
+// own ZVM.
+type Site struct {
+	Name string   `toml:"name"`
+	Type SiteType `toml:"type"`
+	// ID is the site identifier (a GUID); derived from Name when empty.
+	ID       string `toml:"id"`
+	Location string `toml:"location"`
+}
+
+// VPG is a virtual protection group: VMs replicated together from a protected
+// site to a recovery site, with one journal.
+type VPG struct {
+	Name string `toml:"name"`
+	// ID is the VPG identifier (a GUID); derived from Name when empty.
+	ID            string       `toml:"id"`
+	ProtectedSite string       `toml:"protected_site"`
+	RecoverySite  string       `toml:"recovery_site"`
+	Status        VPGStatus    `toml:"status"`
+	SubStatus     VPGSubStatus `toml:"substatus"`
+	// Cadence is how often the journal writes an automatic checkpoint.
+	Cadence Duration `toml:"cadence"`
+	// Phase is the delay from the server's start to the first live
+	// checkpoint; Cadence when zero. Earlier checkpoints are backfilled.
+	Phase Duration `toml:"phase"`
+	// History is how far back checkpoints are backfilled at start (1h when
+	// zero); at least 12 checkpoints are always backfilled.
+	History Duration `toml:"history"`
+	// RPO is the configured RPO (ConfiguredRpoSeconds); 300s when zero.
+	RPO Duration `toml:"rpo"`
+	VMs []string `toml:"vms"`
+	// InsertFailure, when set, makes every tagged insert's task fail with
+	// this CompleteReason, the way Zerto fails an insert it accepted.
+	InsertFailure string `toml:"insert_failure"`
+	// InsertRejection, when set, makes every tagged insert's POST answer
+	// HTTP 400 with this Message, the way Zerto refuses one outright.
+	InsertRejection string `toml:"insert_rejection"`
+}
+
+// Credentials are the identities the token and session endpoints accept.
+type Credentials struct {
+	Users   []User   `toml:"user"`
+	Clients []Client `toml:"client"`
+}
+
+// User is a Keycloak user (password grant) and Windows ZVM user (Basic).
+type User struct {
+	Name     string `toml:"name"`
+	Password string `toml:"password"`
+}
+
+// Client is a Keycloak client. A client without a secret is public (it may
+// only use the password and refresh_token grants, like zerto-client); one
+// with a secret is confidential and may also use client_credentials.
+type Client struct {
+	ID     string `toml:"id"`
+	Secret string `toml:"secret"`
+}
+
+// Duration is a time.Duration written as a Go duration string ("5s",
+// "10m30s") in scenario files.
+type Duration time.Duration
+
+// UnmarshalText parses a Go duration string.
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return err
+	}
+	if v < 0 {
+		return fmt.Errorf("duration %s is negative", b)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText formats the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// The default credentials, shown in `rewind sim --help` and the README.
+const (
+	DefaultUser         = "admin"
+	DefaultPassword     = "zerto"
+	DefaultPublicClient = "zerto-client"
+	DefaultClientID     = "rewind"
+	DefaultClientSecret = "rewind-secret"
+)
+
+// DefaultScenario returns the built-in lab: a vSphere-protected VPG with a 5 s
+// journal cadence, a VPG protected at an AWS site with a 630 s cadence, a VPG
+// whose tagged inserts fail with a Zerto reason, and a paused VPG. Its
+// identifiers are the same on every call.
+func DefaultScenario() *Scenario {
+	sc := &Scenario{
+		Name:      "default lab",
+		LocalSite: "Lab-vSphere",
+		Sites: []Site{
+			{Name: "Lab-vSphere", Type: SiteVSphere, Location: "Lab, rack 1"},
+			{Name: "DR-vSphere", Type: SiteVSphere, Location: "DR site"},
+			{Name: "AWS-eu-west-1", Type: SiteAWS, Location: "eu-west-1"},
+		},
+		VPGs: []VPG{
+			{
+				Name: "lab-apps", ProtectedSite: "Lab-vSphere", RecoverySite: "DR-vSphere",
+				Status: StatusMeetingSLA, Cadence: Duration(5 * time.Second),
+				VMs: []string{"jp-ubuntu", "web-01", "db-01"},
+			},
+			{
+				Name: "aws-windows", ProtectedSite: "AWS-eu-west-1", RecoverySite: "Lab-vSphere",
+				Status: StatusMeetingSLA, Cadence: Duration(630 * time.Second),
+				VMs: []string{"win2019-1"},
+			},
+			{
+				Name: "lab-legacy", ProtectedSite: "Lab-vSphere", RecoverySite: "DR-vSphere",
+				Status: StatusMeetingSLA, Cadence: Duration(5 * time.Second),
+				VMs:           []string{"legacy-01"},
+				InsertFailure: "Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding",
+			},
+			{
+				Name: "lab-paused", ProtectedSite: "Lab-vSphere", RecoverySite: "DR-vSphere",
+				Status: StatusNotMeetingSLA, SubStatus: SubStatusReplicationPausedUserInitiated,
+				Cadence: Duration(5 * time.Second),
+				VMs:     []string{"paused-01"},
+			},
+		},
+		Credentials: Credentials{
+			Users:   []User{{Name: DefaultUser, Password: DefaultPassword}},
+			Clients: []Client{{ID: DefaultPublicClient}, {ID: DefaultClientID, Secret: DefaultClientSecret}},
+		},
+	}
+	if err := sc.normalize(); err != nil {
+		panic("zvmsim: default scenario: " + err.Error())
+	}
+	return sc
+}
+
+// ScenarioError reports an invalid scenario file. Line is 0 when the error
+// is not tied to one line.
+type ScenarioError struct {
+	Name string
+	Line int
+	Msg  string
+}
+
+func (e *ScenarioError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("scenario %s:%d: %s", e.Name, e.Line, e.Msg)
+	}
+	return fmt.Sprintf("scenario %s: %s", e.Name, e.Msg)
+}
+
+// ParseScenario parses a TOML scenario; name is used in errors. Unknown keys
+// are errors that name their line.
+func ParseScenario(name string, data []byte) (*Scenario, error) {
+	var sc Scenario
+	dec := toml.NewDecoder(bytes.NewReader(data)).DisallowUnknownFields()
+	if err := dec.Decode(&sc); err != nil {
+		var strict *toml.StrictMissingError
+		if errors.As(err, &strict) && len(strict.Errors) > 0 {
+			de := strict.Errors[0]
+			line, _ := de.Position()
+			return nil, &ScenarioError{Name: name, Line: line, Msg: fmt.Sprintf("unknown key %q", strings.Join(de.Key(), "."))}
+		}
+		var de *toml.DecodeError
+		if errors.As(err, &de) {
+			line, _ := de.Position()
+			return nil, &ScenarioError{Name: name, Line: line, Msg: strings.TrimPrefix(de.Error(), "toml: ")}
+		}
+		return nil, &ScenarioError{Name: name, Msg: err.Error()}
+	}
+	if sc.Name == "" {
+		sc.Name = name
+	}
+	if err := sc.normalize(); err != nil {
+		return nil, &ScenarioError{Name: name, Msg: err.Error()}
+	}
+	return &sc, nil
+}
+
+// LoadScenario reads and parses the scenario file at path.
+func LoadScenario(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return ParseScenario(path, data)
+}
+
+var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+
+// normalize validates the scenario and fills in defaults and derived ids.
+func (sc *Scenario) normalize() error {
+	if len(sc.Sites) == 0 {
+		return errors.New("no sites")
+	}
+	sites := map[string]bool{}
+	for i := range sc.Sites {
+		s := &sc.Sites[i]
+		if s.Name == "" {
+			return fmt.Errorf("site %d has no name", i+1)
+		}
+		if sites[strings.ToLower(s.Name)] {
+			return fmt.Errorf("site %q is declared twice", s.Name)
+		}
+		sites[strings.ToLower(s.Name)] = true
+		if s.Type == "" {
+			s.Type = SiteVSphere
+		} else if err := s.Type.UnmarshalText([]byte(s.Type)); err != nil {
+			// go-toml fills string types without UnmarshalText.
+			return fmt.Errorf("site %q: %w", s.Name, err)
+		}
+		if s.ID == "" {
+			s.ID = derivedGUID("site", s.Name)
+		} else if !guidRE.MatchString(s.ID) {
+			return fmt.Errorf("site %q: id %q is not a GUID", s.Name, s.ID)
+		}
+	}
+	if sc.LocalSite == "" {
+		sc.LocalSite = sc.Sites[0].Name
+	} else if !sites[strings.ToLower(sc.LocalSite)] {
+		return fmt.Errorf("local_site %q is not a declared site", sc.LocalSite)
+	}
+	if sc.TokenTTL == 0 {
+		sc.TokenTTL = Duration(5 * time.Minute)
+	}
+	if sc.RefreshTTL == 0 {
+		sc.RefreshTTL = Duration(30 * time.Minute)
+	}
+	vpgs := map[string]bool{}
+	vms := map[string]string{}
+	for i := range sc.VPGs {
+		v := &sc.VPGs[i]
+		if v.Name == "" {
+			return fmt.Errorf("vpg %d has no name", i+1)
+		}
+		if vpgs[strings.ToLower(v.Name)] {
+			return fmt.Errorf("vpg %q is declared twice", v.Name)
+		}
+		vpgs[strings.ToLower(v.Name)] = true
+		if v.ID == "" {
+			v.ID = derivedGUID("vpg", v.Name)
+		} else if !guidRE.MatchString(v.ID) {
+			return fmt.Errorf("vpg %q: id %q is not a GUID", v.Name, v.ID)
+		}
+		if v.ProtectedSite == "" {
+			v.ProtectedSite = sc.LocalSite
+		}
+		if !sites[strings.ToLower(v.ProtectedSite)] {
+			return fmt.Errorf("vpg %q: protected_site %q is not a declared site", v.Name, v.ProtectedSite)
+		}
+		if v.RecoverySite == "" {
+			return fmt.Errorf("vpg %q has no recovery_site", v.Name)
+		}
+		if !sites[strings.ToLower(v.RecoverySite)] {
+			return fmt.Errorf("vpg %q: recovery_site %q is not a declared site", v.Name, v.RecoverySite)
+		}
+		if v.Status > StatusRecovered || v.Status < 0 {
+			return fmt.Errorf("vpg %q: status %d is outside the spec's range 0-8", v.Name, v.Status)
+		}
+		if v.Cadence <= 0 {
+			return fmt.Errorf("vpg %q has no cadence", v.Name)
+		}
+		if time.Duration(v.Cadence) < time.Millisecond {
+			return fmt.Errorf("vpg %q: cadence %s is below 1ms", v.Name, time.Duration(v.Cadence))
+		}
+		if v.Phase == 0 {
+			v.Phase = v.Cadence
+		}
+		if v.History == 0 {
+			v.History = Duration(time.Hour)
+		}
+		if v.RPO == 0 {
+			v.RPO = Duration(5 * time.Minute)
+		}
+		if len(v.VMs) == 0 {
+			return fmt.Errorf("vpg %q has no vms", v.Name)
+		}
+		for _, vm := range v.VMs {
+			if vm == "" {
+				return fmt.Errorf("vpg %q has a vm without a name", v.Name)
+			}
+			if other, ok := vms[strings.ToLower(vm)]; ok {
+				return fmt.Errorf("vm %q is in both vpg %q and vpg %q", vm, other, v.Name)
+			}
+			vms[strings.ToLower(vm)] = v.Name
+		}
+	}
+	for _, u := range sc.Credentials.Users {
+		if u.Name == "" || u.Password == "" {
+			return errors.New("a credentials user needs a name and a password")
+		}
+	}
+	for _, c := range sc.Credentials.Clients {
+		if c.ID == "" {
+			return errors.New("a credentials client needs an id")
+		}
+	}
+	return sc.Faults.validate()
+}
+
+func (sc *Scenario) site(name string) *Site {
+	for i := range sc.Sites {
+		if strings.EqualFold(sc.Sites[i].Name, name) {
+			return &sc.Sites[i]
+		}
+	}
+	return nil
+}
+
+// derivedGUID makes a stable GUID-shaped identifier from a name, so that a
+// scenario's identifiers stay the same from one run to the next.
+func derivedGUID(kind, name string) string {
+	h := sha1.Sum([]byte("zvmsim/" + kind + "/" + strings.ToLower(name)))
+	h[6] = h[6]&0x0f | 0x50 // version 5
+	h[8] = h[8]&0x3f | 0x80 // RFC 4122 variant
+	return fmt.Sprintf("%x-%x-%x-%x-%x", h[0:4], h[4:6], h[6:8], h[8:10], h[10:16])
+}
