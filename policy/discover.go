@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 )
 
@@ -100,34 +101,42 @@ func userConfigDir(getenv func(string) string) string {
 // Candidates returns the Zerto VM names a target written in a command may
 // stand for, in the order capture should try them: the alias when one is
 // configured, the name as written, and, with strip_domain, the name without
-// its domain. Aliases are matched case-insensitively, as host names are.
+// its domain (and its alias). Aliases match host names case-insensitively.
 func (t TargetsConfig) Candidates(name string) []string {
 	var out []string
 	add := func(s string) {
-		for _, o := range out {
-			if o == s {
-				return
-			}
-		}
-		out = append(out, s)
-	}
-	for k, v := range t.Aliases {
-		if strings.EqualFold(k, name) {
-			add(v)
+		if s != "" && !slices.Contains(out, s) {
+			out = append(out, s)
 		}
 	}
+	add(t.alias(name))
 	add(name)
-	if t.StripDomain {
-		if short, _, ok := strings.Cut(name, "."); ok && short != "" && !isIPv4(name) {
-			for k, v := range t.Aliases {
-				if strings.EqualFold(k, short) {
-					add(v)
-				}
-			}
+	if t.StripDomain && !isIPv4(name) {
+		if short, _, ok := strings.Cut(name, "."); ok && short != "" {
+			add(t.alias(short))
 			add(short)
 		}
 	}
 	return out
+}
+
+// alias returns the alias of name: an exact key first, else the first key
+// in sorted order that equals it ignoring case.
+func (t TargetsConfig) alias(name string) string {
+	if v, ok := t.Aliases[name]; ok {
+		return v
+	}
+	var best string
+	found := false
+	for k := range t.Aliases {
+		if strings.EqualFold(k, name) && (!found || k < best) {
+			best, found = k, true
+		}
+	}
+	if !found {
+		return ""
+	}
+	return t.Aliases[best]
 }
 
 func isIPv4(s string) bool {

@@ -199,11 +199,9 @@ func joinWords(name string, args []string) string {
 
 // judge finds the first rule that matches s.
 func (p *Policy) judge(s *subject) Match {
-	m := Match{Host: s.host, Via: s.via, Payload: s.payload}
+	m := Match{Via: s.via, Payload: s.payload}
 	if s.remote {
 		m.Host = s.host
-	} else {
-		m.Host = ""
 	}
 	for _, r := range p.commands {
 		rest, ok := r.match(s)

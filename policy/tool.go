@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -169,7 +170,11 @@ func jsonPointer(v any, ptr string) any {
 // matchPath matches a slash-separated path against a glob in which "**"
 // stands for any number of folders, and the other parts follow path.Match.
 func matchPath(pattern, name string) bool {
-	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+	// Repeated "**" mean no more than one, and would make matching
+	// exponential.
+	pat := strings.Split(pattern, "/")
+	pat = slices.CompactFunc(pat, func(a, b string) bool { return a == "**" && b == "**" })
+	return matchParts(pat, strings.Split(name, "/"))
 }
 
 func matchParts(pat, name []string) bool {

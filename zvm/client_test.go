@@ -184,7 +184,7 @@ func TestFaults(t *testing.T) {
 			if tt.message != "" && !strings.Contains(err.Error(), tt.message) {
 				t.Errorf("Error() = %q lacks Zerto's message %q", err, tt.message)
 			}
-			if elapsed > deadline+200*time.Millisecond {
+			if elapsed > deadline+time.Second { // slack for a loaded machine; a retry loop blind to the deadline takes far longer
 				t.Errorf("took %v, past the caller's deadline %v", elapsed, deadline)
 			}
 			if tt.attempts > 0 {
@@ -230,12 +230,12 @@ func TestRetryStopsAtDeadline(t *testing.T) {
 	f.setOverride(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 503, map[string]string{"Message": "busy"}) })
 	s := f.start()
 	c := newTestClient(t, s.URL, nil)
-	c.retryBase = time.Second // the first backoff already passes the deadline
-	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	c.retryBase = 10 * time.Second // the first backoff already passes the deadline
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	start := time.Now()
 	_, err := c.VMs(ctx, "")
-	if KindOf(err) != KindServer || time.Since(start) > 250*time.Millisecond {
+	if KindOf(err) != KindServer || time.Since(start) > time.Second {
 		t.Fatalf("err = %v after %v; want KindServer at once, without sleeping past the deadline", err, time.Since(start))
 	}
 	if n := f.callCount("GET /v1/vms"); n != 1 {

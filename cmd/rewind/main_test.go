@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"flag"
+	"net"
 	"os"
 	"testing"
 
 	"github.com/rewind-dev/rewind/internal/cli"
+	"github.com/rewind-dev/rewind/zvmsim"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -24,12 +27,63 @@ func TestScript(t *testing.T) {
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
-			// Keep every run away from the developer's own config and state.
+			// Keep every run away from the developer's own config, state
+			// and token cache, and from a ZVM configured in the environment.
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")
 			env.Setenv("XDG_STATE_HOME", env.WorkDir+"/.state")
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
+			env.Setenv("REWIND_STATE_DIR", env.WorkDir+"/.state/rewind")
 			env.Setenv("HOME", env.WorkDir+"/home")
+			for _, k := range []string{"REWIND_CONFIG", "REWIND_ZVM_URL", "REWIND_ZVM_USERNAME", "REWIND_ZVM_PASSWORD",
+				"REWIND_ZVM_CLIENT_ID", "REWIND_ZVM_CLIENT_SECRET", "REWIND_ZVM_CA_FILE", "REWIND_ZVM_AUTH"} {
+				env.Setenv(k, "")
+			}
 			return nil
 		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"sim": cmdSim,
+		},
 	})
+}
+
+// cmdSim starts the ZVM simulator in-process for the rest of the script:
+//
+//	sim [scenario.toml]
+//
+// It listens on a free loopback port and sets REWIND_ZVM_URL and the
+// client_credentials of the scenario's first confidential client (the
+// default scenario's "rewind"), so that rewind finds it as a real ZVM.
+func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) > 1 {
+		ts.Fatalf("usage: sim [scenario.toml]")
+	}
+	sc := zvmsim.DefaultScenario()
+	if len(args) == 1 {
+		var err error
+		sc, err = zvmsim.LoadScenario(ts.MkAbs(args[0]))
+		ts.Check(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	ts.Check(err)
+	s := zvmsim.NewServer(sc)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.Serve(ctx, ln, nil)
+	}()
+	ts.Defer(func() {
+		cancel()
+		s.Close()
+		<-done
+	})
+	ts.Setenv("REWIND_ZVM_URL", "http://"+ln.Addr().String())
+	for _, c := range sc.Credentials.Clients {
+		if c.Secret != "" {
+			ts.Setenv("REWIND_ZVM_CLIENT_ID", c.ID)
+			ts.Setenv("REWIND_ZVM_CLIENT_SECRET", c.Secret)
+			break
+		}
+	}
+	ts.Logf("simulator at http://%s", ln.Addr())
 }
