@@ -176,7 +176,7 @@ func find(a *Analysis, name string) (Invocation, bool) {
 func TestDetails(t *testing.T) {
 	tests := []struct {
 		name, src, cmd string
-		check      func(t *testing.T, inv Invocation)
+		check          func(t *testing.T, inv Invocation)
 	}{
 		{"heredoc payload", "gh issue create --body-file - <<'EOF'\ndo not revisit\nEOF", "gh", payload("do not revisit\n")},
 		{"unquoted heredoc payload", "gh issue create -F - <<EOF\nhi \\$HOME $USER\nEOF", "gh", payload("hi $HOME $USER\n")},

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -134,7 +135,7 @@ func (o *Options) httpClient() (*http.Client, error) {
 	}
 	tlsConf := &tls.Config{MinVersion: tls.VersionTLS12}
 	if o.CAFile != "" {
-		pem, err := os.ReadFile(o.CAFile)
+		pem, err := os.ReadFile(expandHome(o.CAFile))
 		if err != nil {
 			return nil, fmt.Errorf("zvm: ca_file: %w", err)
 		}
@@ -166,4 +167,14 @@ func (o *Options) httpClient() (*http.Client, error) {
 		ForceAttemptHTTP2:     true,
 	}
 	return &http.Client{Transport: tr}, nil
+}
+
+// expandHome expands a leading "~/", as people write paths in config files.
+func expandHome(path string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, rest)
+		}
+	}
+	return path
 }

@@ -59,3 +59,17 @@ func TestNewValidates(t *testing.T) {
 		}
 	}
 }
+
+func TestExpandHome(t *testing.T) {
+	t.Setenv("HOME", "/home/op")
+	for in, want := range map[string]string{
+		"~/ca.pem":      "/home/op/ca.pem",
+		"/etc/ca.pem":   "/etc/ca.pem",
+		"ca.pem":        "ca.pem",
+		"~other/ca.pem": "~other/ca.pem",
+	} {
+		if got := expandHome(in); got != want {
+			t.Errorf("expandHome(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -60,9 +60,22 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 	root.AddCommand(
 		newVersionCmd(),
 		newHookCmd(),
+		newExplainCmd(),
+		newTestCmd(),
+		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root
 }
+
+// hintError is an error with a hint, printed on a line of its own.
+type hintError struct {
+	err  error
+	hint string
+}
+
+func (e *hintError) Error() string { return e.err.Error() }
+func (e *hintError) Unwrap() error { return e.err }
+func (e *hintError) Hint() string  { return e.hint }

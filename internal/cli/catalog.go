@@ -1,0 +1,50 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/rewind-dev/rewind/policy"
+	"github.com/spf13/cobra"
+)
+
+func newCatalogCmd() *cobra.Command {
+	var (
+		configPath string
+		asTOML     bool
+	)
+	cmd := &cobra.Command{
+		Use:   "catalog",
+		Short: "Print the effective rules",
+		Long: `catalog prints the rules in the order they are tried: the config's rules
+first, then the built-in catalog's; within a list the first matching rule
+wins. With --toml it prints the built-in catalog itself, a config file that
+can be copied and edited.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			if asTOML {
+				_, err := out.Write(policy.Catalog())
+				return err
+			}
+			pol, err := loadPolicy(configPath)
+			if err != nil {
+				return err
+			}
+			origin := ""
+			for _, r := range pol.Rules() {
+				if r.Origin != origin {
+					if origin != "" {
+						fmt.Fprintln(out)
+					}
+					origin = r.Origin
+					fmt.Fprintf(out, "# %s\n", origin)
+				}
+				fmt.Fprintln(out, r)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
+	cmd.Flags().BoolVar(&asTOML, "toml", false, "print the built-in catalog as TOML")
+	return cmd
+}

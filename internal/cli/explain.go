@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rewind-dev/rewind/policy"
+	"github.com/rewind-dev/rewind/shell"
+	"github.com/spf13/cobra"
+)
+
+func newExplainCmd() *cobra.Command {
+	var (
+		configPath string
+		asJSON     bool
+		tool       string
+		input      string
+	)
+	cmd := &cobra.Command{
+		Use:   "explain [--json] -- 'COMMAND' | --tool NAME --input JSON",
+		Short: "Show the verdict on a command or tool call, and why",
+		Long: `explain judges a shell command, or a tool call, the way the hook would, but
+without calling Zerto: it shows each command that would run, what was
+treated as data, and which rule decided.
+
+With --json it prints one object:
+  {"decision":"none|protect|ask|deny","targets":[...],"rule":"...","reason":"...","invocations":[...]}`,
+		Example: `  rewind explain -- 'git commit -m "never run gh issue create here"'
+  rewind explain --json -- 'ssh web-01 sudo systemctl restart nginx'
+  rewind explain --tool mcp__vsphere__power_off_vm --input '{"vm_name":"web-01"}'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			var call policy.Call
+			switch {
+			case tool != "" && len(args) > 0:
+				return errors.New("explain takes a command or --tool, not both")
+			case tool != "":
+				if input == "" {
+					input = "{}"
+				}
+				if !json.Valid([]byte(input)) {
+					return errors.New("--input is not valid JSON")
+				}
+				call = policy.Call{Tool: tool, Input: json.RawMessage(input)}
+			case len(args) > 0:
+				in, _ := json.Marshal(map[string]string{"command": strings.Join(args, " ")})
+				call = policy.Call{Tool: "Bash", Input: in}
+			default:
+				return &hintError{err: errors.New("nothing to explain"), hint: "rewind explain -- 'COMMAND', or rewind explain --tool NAME --input JSON"}
+			}
+			if wd, err := os.Getwd(); err == nil {
+				call.Cwd = wd
+			}
+			pol, err := loadPolicy(configPath)
+			if err != nil {
+				return err
+			}
+			v := pol.Classify(call)
+			if asJSON {
+				return writeExplainJSON(cmd.OutOrStdout(), v)
+			}
+			return writeExplain(cmd.OutOrStdout(), v)
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the verdict as one JSON object")
+	cmd.Flags().StringVar(&tool, "tool", "", "explain a call of the tool `NAME` instead of a shell command")
+	cmd.Flags().StringVar(&input, "input", "", "the tool's input, a `JSON` object")
+	return cmd
+}
+
+// explainJSON is the object of DESIGN section 5.
+type explainJSON struct {
+	Decision    policy.Effect      `json:"decision"`
+	Targets     []string           `json:"targets"`
+	Rule        string             `json:"rule"`
+	Reason      string             `json:"reason"`
+	Invocations []shell.Invocation `json:"invocations"`
+}
+
+func writeExplainJSON(w io.Writer, v policy.Verdict) error {
+	out := explainJSON{Decision: v.Effect, Targets: v.Targets, Rule: v.Rule, Reason: v.Reason, Invocations: v.Invocations}
+	if out.Targets == nil {
+		out.Targets = []string{}
+	}
+	if out.Invocations == nil {
+		out.Invocations = []shell.Invocation{}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(out)
+}
+
+// writeExplain prints the verdict for a person: the decision first, then
+// every piece of the call with the effect it got on its own.
+func writeExplain(w io.Writer, v policy.Verdict) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 1, ' ', 0)
+	fmt.Fprintf(tw, "decision:\t%s\n", v.Effect)
+	if v.Rule != "" {
+		fmt.Fprintf(tw, "rule:\t%s\n", v.Rule)
+	}
+	if v.Reason != "" {
+		fmt.Fprintf(tw, "reason:\t%s\n", v.Reason)
+	}
+	if len(v.Targets) > 0 {
+		fmt.Fprintf(tw, "targets:\t%s\n", strings.Join(v.Targets, ", "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(v.Matches) == 0 {
+		_, err := fmt.Fprintln(w, "\nno command would run")
+		return err
+	}
+	fmt.Fprintln(w)
+	for _, m := range v.Matches {
+		fmt.Fprintf(w, "%-7s %s %s\n", m.Effect, label(m.Kind), m.Source)
+		if m.Host != "" {
+			fmt.Fprintf(w, "        on host %s\n", m.Host)
+		}
+		if len(m.Via) > 0 {
+			fmt.Fprintf(w, "        via %s\n", strings.Join(m.Via, " > "))
+		}
+		for _, p := range m.Payload {
+			fmt.Fprintf(w, "        data, not run: %s\n", excerpt(p, 72))
+		}
+		switch {
+		case m.Rule != "" && m.Reason != "":
+			fmt.Fprintf(w, "        rule %s: %s\n", m.Rule, m.Reason)
+		case m.Rule != "":
+			fmt.Fprintf(w, "        rule %s\n", m.Rule)
+		case m.Reason != "":
+			fmt.Fprintf(w, "        %s\n", m.Reason)
+		default:
+			fmt.Fprintf(w, "        no rule matched\n")
+		}
+		if len(m.Targets) > 0 {
+			fmt.Fprintf(w, "        targets %s\n", strings.Join(m.Targets, ", "))
+		}
+	}
+	return nil
+}
+
+func label(k policy.Kind) string {
+	switch k {
+	case policy.KindInvocation:
+		return "run:"
+	case policy.KindCmdlet:
+		return "cmdlet:"
+	case policy.KindDynamic:
+		return "dynamic:"
+	case policy.KindUnparsed:
+		return "unparsed:"
+	}
+	return string(k) + ":"
+}
+
+// excerpt quotes s on one line, cut to about max characters.
+func excerpt(s string, max int) string {
+	r := []rune(s)
+	cut := len(r) > max
+	if cut {
+		r = r[:max]
+	}
+	q := strconv.Quote(string(r))
+	if cut {
+		q += fmt.Sprintf(" (%d bytes in all)", len(s))
+	}
+	return q
+}

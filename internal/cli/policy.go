@@ -1,0 +1,25 @@
+package cli
+
+import (
+	"os"
+
+	"github.com/rewind-dev/rewind/policy"
+)
+
+// loadPolicy builds the policy from the config that --config or discovery
+// (from the working directory) finds, or from the built-in catalog alone.
+func loadPolicy(configPath string) (*policy.Policy, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	path, err := policy.Discover(configPath, cwd, os.Getenv)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := policy.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	return policy.New(cfg)
+}
