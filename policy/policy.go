@@ -161,7 +161,7 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
 		s.opts = p.valueOpts[s.name]
 		m := p.judge(&s)
 		m.Kind = KindInvocation
-		m.Source = joinWords(inv.Name, inv.Args)
+		m.Source = s.text()
 		matches = append(matches, m)
 		if isPowerShell(inv.Name) {
 			subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
@@ -171,7 +171,7 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
 			for j := range subs {
 				m := p.judge(&subs[j])
 				m.Kind = KindCmdlet
-				m.Source = joinWords(subs[j].name, subs[j].args)
+				m.Source = subs[j].text()
 				matches = append(matches, m)
 			}
 			if dynamic {
@@ -190,11 +190,21 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
 	return v
 }
 
-func joinWords(name string, args []string) string {
-	if len(args) == 0 {
-		return name
+// text shows the subject as a command line a person can read back: static
+// words are quoted where the shell would need it, dynamic words are shown as
+// their source.
+func (s *subject) text() string {
+	var b strings.Builder
+	b.WriteString(s.name)
+	for i, a := range s.args {
+		b.WriteByte(' ')
+		if s.dynamic(i) || s.ps {
+			b.WriteString(a)
+		} else {
+			b.WriteString(shellQuote(a))
+		}
 	}
-	return name + " " + strings.Join(args, " ")
+	return b.String()
 }
 
 // judge finds the first rule that matches s.

@@ -202,7 +202,7 @@ func TestVerdictExplains(t *testing.T) {
 		kinds = append(kinds, m.Source+"="+m.Effect.String())
 	}
 	got := strings.Join(kinds, ", ")
-	want := "ssh web-01 uptime; reboot=none, uptime=none, reboot=protect, govc vm.info x=none"
+	want := "ssh web-01 'uptime; reboot'=none, uptime=none, reboot=protect, govc vm.info x=none"
 	if got != want {
 		t.Errorf("matches:\n got %s\nwant %s", got, want)
 	}
