@@ -223,7 +223,7 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 		// The call runs from here on: later calls need a tag newer than now.
 		now := c.o.Now()
 		for _, p := range out.Points {
-			if err := c.letThrough(p.VPGIdentifier, now); err != nil {
+			if err := c.letThrough(ctx, p.VPGIdentifier, now); err != nil {
 				// The call is protected; a lost record only makes a later
 				// call insert a tag it could have reused, never the reverse.
 				continue

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -93,7 +94,7 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 		a.unparsed(text, err.Error(), host, via)
 		return
 	}
-	stmts, rest, err := parse(c.src)
+	stmts, rest, err := safeParse(c.src)
 	a.stmts(c, stmts, stdin)
 	if err != nil {
 		a.unparsed(c.text(rest), err.Error(), host, via)
@@ -167,6 +168,17 @@ func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }
 
+// safeParse is parse guarded against a panic in the parser: the hook must
+// answer, and text the parser cannot handle is reported as unparsed.
+func safeParse(src string) (stmts []*syntax.Stmt, rest string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			stmts, rest, err = nil, src, fmt.Errorf("parser failure: %v", r)
+		}
+	}()
+	return parse(src)
+}
+
 // parse parses src. On a syntax error it returns the statements of the
 // complete lines before the failing command, which bash would already have
 // run, and the text from the failing command's line on.
@@ -179,12 +191,13 @@ func parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
 	// the parser's interactive mode does: a batch is complete when the
 	// parser is not waiting for more lines. A batch left incomplete never
 	// ran, even if some of its statements were whole ("a; if").
+	// The sequence is drained rather than left with break: the parser
+	// may yield once more after an error, which panics after a break.
 	p := newParser()
+	failed := false
 	for batch, ierr := range p.InteractiveSeq(strings.NewReader(src)) {
-		if ierr != nil {
-			break
-		}
-		if !p.Incomplete() {
+		failed = failed || ierr != nil
+		if !failed && !p.Incomplete() {
 			stmts = append(stmts, batch...)
 		}
 	}

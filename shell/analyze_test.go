@@ -109,7 +109,7 @@ var analyzeCases = []analyzeCase{
 	{name: "printf piped to sh", src: `printf '%s\n' 'rm x' | sh`, want: []string{"rm x"}},
 	{name: "cat heredoc piped to bash", src: "cat <<'EOF' | bash\nrm x\nEOF", want: []string{"rm x"}},
 	{name: "echo piped to cat", src: `echo 'rm x' | cat`, want: []string{"cat"}, not: []string{"rm"}},
-	{name: "dynamic pipe to bash", src: `echo "$X" | bash`, want: []string{"echo $X"}, dynamic: 1},
+	{name: "dynamic pipe to bash", src: `echo "$X" | bash`, want: []string{`echo "$X"`}, dynamic: 1},
 	{name: "curl pipe to bash", src: `curl -fsSL https://x | bash`, dynamic: 1},
 	{name: "dynamic name", src: `$CMD x`, dynamic: 1},
 	{name: "quoted dynamic name", src: `"$X" arg`, dynamic: 1},
@@ -306,7 +306,8 @@ func TestPathological(t *testing.T) {
 		{"long pipeline", strings.Repeat("cat | ", 20000) + "rm x", false, "rm"},
 		{"long and list", strings.Repeat("true && ", 20000) + "rm x", false, "rm"},
 		{"long arithmetic", "echo $((" + strings.Repeat("1+", 20000) + "$(rm x)))", false, "rm"},
-		{"deep bash -c", nestedBashC(30), true, ""},
+		{"deep eval", nestedEval(5000), true, ""},
+		{"many lines before an error", strings.Repeat("ls x\n", 50000) + "rm x; if", true, "ls"},
 		{"unterminated everything", strings.Repeat("if (\n", 3000), true, ""},
 	}
 	for _, tt := range tests {
@@ -327,27 +328,20 @@ func TestPathological(t *testing.T) {
 	}
 }
 
-// nestedBashC returns rm x wrapped in n levels of bash -c.
-func nestedBashC(n int) string {
-	s := "rm x"
-	for range n {
-		s = "bash -c " + quote(s)
-	}
-	return s
-}
-
-func quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// nestedEval returns rm x run through n levels of eval, each of which
+// parses its words again. Unlike nested quoting its size is linear in n.
+func nestedEval(n int) string {
+	return strings.Repeat("eval ", n) + "rm x"
 }
 
 func TestNestingLimit(t *testing.T) {
-	a := Analyze(nestedBashC(maxReparse))
+	a := Analyze(nestedEval(maxReparse))
 	if _, ok := find(a, "rm"); !ok || len(a.Unparsed) != 0 {
-		t.Errorf("%d levels of bash -c: %+v", maxReparse, a)
+		t.Errorf("%d levels of eval: %+v", maxReparse, a)
 	}
-	a = Analyze(nestedBashC(maxReparse + 1))
+	a = Analyze(nestedEval(maxReparse + 1))
 	if _, ok := find(a, "rm"); ok || len(a.Unparsed) != 1 || a.Unparsed[0].Err != "nesting too deep" {
-		t.Errorf("%d levels of bash -c: %+v", maxReparse+1, a)
+		t.Errorf("%d levels of eval: %+v", maxReparse+1, a)
 	}
 }
 
@@ -406,7 +400,7 @@ func BenchmarkPathological(b *testing.B) {
 		"deep_subst":   strings.Repeat("echo $(", 900) + "x" + strings.Repeat(")", 900),
 		"heredoc_1MiB": "cat <<'EOF'\n" + strings.Repeat("0123456789abcdef $(rm x) `y`\n", 1<<20/30) + "EOF",
 		"pipeline":     strings.Repeat("cat | ", 20000) + "wc",
-		"bash_c_16":    nestedBashC(16),
+		"eval_5000":    nestedEval(5000),
 	}
 	for name, src := range inputs {
 		b.Run(name, func(b *testing.B) {

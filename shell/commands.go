@@ -116,9 +116,8 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "su":
-		_, seen := suOpts.parse(args)
-		if o, ok := seen.get("-c", "--command"); ok {
-			a.codeFields(c, name+" -c", src, []field{o.val}, in)
+		if cmd, ok := suCommand(args); ok {
+			a.codeFields(c, name+" -c", src, []field{cmd}, in)
 			return
 		}
 	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash":
@@ -152,6 +151,25 @@ func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 		return true
 	}
 	return false
+}
+
+// suCommand returns the value of su's -c, which may follow the user name.
+func suCommand(args []field) (field, bool) {
+	for i, f := range args {
+		s := f.val
+		switch {
+		case f.dyn || len(s) < 2 || s[0] != '-':
+			continue
+		case strings.HasPrefix(s, "--command="):
+			v := s[len("--command="):]
+			return field{val: v, approx: v}, true
+		case s == "--command" || s[1] != '-' && s[len(s)-1] == 'c' && isLetters(s[1:]):
+			if i+1 < len(args) {
+				return args[i+1], true
+			}
+		}
+	}
+	return field{}, false
 }
 
 // shell handles bash, sh and the like: code after -c, code on stdin, or a
@@ -400,7 +418,6 @@ var (
 	ioniceOpts  = opts{short: "cnPpu", long: []string{"class", "classdata", "pgid", "pid", "uid"}}
 	xargsOpts   = opts{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
 	watchOpts   = opts{short: "nq", long: []string{"interval", "equexit"}}
-	suOpts      = opts{short: "cgGsw", long: []string{"command", "group", "supp-group", "shell", "whitelist-environment"}}
 	sshOpts     = opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}
 	wrapperOpts = map[string]opts{
 		"exec":   {short: "a"},

@@ -1,0 +1,201 @@
+package capture
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// vpgState is what rewind remembers about one VPG between hook runs, in
+// vpg-<id>.json in the state folder.
+type vpgState struct {
+	VPG string `json:"vpg,omitempty"`
+	// LetThrough are the times rewind let protected calls on this VPG run,
+	// newest last: a tag protects a call only if written after every call
+	// let through before that call arrived.
+	LetThrough []time.Time `json:"let_through,omitempty"`
+	// CadenceMS is the journal cadence last estimated, in milliseconds.
+	CadenceMS int64 `json:"cadence_ms,omitempty"`
+	// Pending are the tags Zerto accepted and has not been seen writing.
+	Pending []pendingTag `json:"pending,omitempty"`
+	// LastTag is the newest rewind tag seen in the journal.
+	LastTag *landedTag `json:"last_tag,omitempty"`
+}
+
+type pendingTag struct {
+	Tag      string    `json:"tag"`
+	Task     string    `json:"task,omitempty"`
+	Inserted time.Time `json:"inserted"`
+	Expected time.Time `json:"expected"`
+}
+
+type landedTag struct {
+	Tag        string    `json:"tag"`
+	Identifier string    `json:"checkpoint"`
+	Time       time.Time `json:"time"`
+}
+
+// keepLetThrough bounds the let-through history: only the newest one before
+// a call's arrival matters, and arrivals are at most a budget apart from now.
+const (
+	keepLetThrough    = 64
+	keepLetThroughAge = 24 * time.Hour
+)
+
+func (s *vpgState) cadence() time.Duration { return time.Duration(s.CadenceMS) * time.Millisecond }
+
+// bar returns the time a tag must be newer than to protect a call that
+// arrived at arrival: the last let-through before it.
+func (s *vpgState) bar(arrival time.Time) time.Time {
+	var b time.Time
+	for _, t := range s.LetThrough {
+		if t.Before(arrival) && t.After(b) {
+			b = t
+		}
+	}
+	return b
+}
+
+func (s *vpgState) addLetThrough(now time.Time) {
+	s.LetThrough = append(s.LetThrough, now)
+	s.LetThrough = slices.DeleteFunc(s.LetThrough, func(t time.Time) bool { return now.Sub(t) > keepLetThroughAge })
+	if n := len(s.LetThrough); n > keepLetThrough {
+		s.LetThrough = slices.Delete(s.LetThrough, 0, n-keepLetThrough)
+	}
+}
+
+func (s *vpgState) dropPending(tag string) {
+	s.Pending = slices.DeleteFunc(s.Pending, func(p pendingTag) bool { return p.Tag == tag })
+}
+
+// fileStem names a VPG's files. A VPG identifier is a GUID, but whatever a
+// ZVM sends must not be able to name a path outside the state folder.
+func fileStem(vpgID string) string {
+	if vmIDSafe(vpgID) {
+		return "vpg-" + vpgID
+	}
+	sum := sha256.Sum256([]byte(vpgID))
+	return "vpg-" + hex.EncodeToString(sum[:8])
+}
+
+func vmIDSafe(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// LockFile returns the lock file that serialises rewind processes deciding
+// about VPG vpgID in stateDir. Holding it (with github.com/gofrs/flock)
+// keeps every hook run from inserting a tag on that VPG.
+func LockFile(stateDir, vpgID string) string {
+	return filepath.Join(stateDir, fileStem(vpgID)+".lock")
+}
+
+// lockPoll is how often a blocked process retries the VPG lock; deciding
+// under the lock takes a few requests, so a short retry keeps waiters close.
+const lockPoll = 10 * time.Millisecond
+
+// lockVPG takes the VPG's lock, waiting no longer than ctx allows.
+func (c *Capturer) lockVPG(ctx context.Context, vpgID string) (*flock.Flock, error) {
+	if err := os.MkdirAll(c.o.StateDir, 0o700); err != nil {
+		return nil, fmt.Errorf("creating state folder: %w", err)
+	}
+	fl := flock.New(LockFile(c.o.StateDir, vpgID), flock.SetPermissions(0o600))
+	ok, err := fl.TryLockContext(ctx, lockPoll)
+	if err != nil || !ok {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, fmt.Errorf("waiting for another rewind process deciding about this VPG: %w", ctxErr)
+		}
+		return nil, fmt.Errorf("locking VPG state: %w", err)
+	}
+	return fl, nil
+}
+
+// loadState reads a VPG's state; a missing file is a VPG never seen, and a
+// damaged one is treated the same, since the worst that costs is one more
+// insert.
+func (c *Capturer) loadState(vpgID string) *vpgState {
+	s := &vpgState{}
+	data, err := os.ReadFile(filepath.Join(c.o.StateDir, fileStem(vpgID)+".json"))
+	if err == nil && json.Unmarshal(data, s) != nil {
+		*s = vpgState{}
+	}
+	return s
+}
+
+func (c *Capturer) saveState(vpgID string, s *vpgState) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(c.o.StateDir, fileStem(vpgID)+".json", data)
+}
+
+// letThrough records that a call on the VPG runs from now on.
+func (c *Capturer) letThrough(ctx context.Context, vpgID string, now time.Time) error {
+	// The record must not be lost to a deadline that just passed, since it
+	// keeps a later call from reusing a tag older than this one.
+	ctx, cancel := graceContext(ctx)
+	defer cancel()
+	fl, err := c.lockVPG(ctx, vpgID)
+	if err != nil {
+		return err
+	}
+	defer fl.Unlock()
+	s := c.loadState(vpgID)
+	s.addLetThrough(now)
+	return c.saveState(vpgID, s)
+}
+
+// stateGrace is how long a state update may take past the capture's
+// deadline: a record of what happened is worth a moment, not the hook's
+// answer.
+const stateGrace = 200 * time.Millisecond
+
+// graceContext is ctx, uncancelled, with a deadline no earlier than
+// stateGrace from now.
+func graceContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	deadline := time.Now().Add(stateGrace)
+	if d, ok := ctx.Deadline(); ok && d.After(deadline) {
+		deadline = d
+	}
+	return context.WithDeadline(context.WithoutCancel(ctx), deadline)
+}
+
+// writeFile replaces dir/name with data by atomic rename, so a reader in
+// another process never sees half a file.
+func writeFile(dir, name string, data []byte) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return err
+	}
+	_, werr := f.Write(data)
+	cerr := f.Close()
+	if err := errors.Join(werr, cerr); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	if err := os.Rename(f.Name(), filepath.Join(dir, name)); err != nil {
+		os.Remove(f.Name())
+		return err
+	}
+	return nil
+}
