@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"time"
 
@@ -111,6 +112,11 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	}
 
 	tag := c.tagName(now, callID)
+	// Tags must name one checkpoint each, so that waiting for a tag cannot
+	// find an older namesake: the same call inserting twice in one second.
+	for n := 2; slices.ContainsFunc(cps, func(cp zvm.Checkpoint) bool { return cp.Tag == tag }); n++ {
+		tag = fmt.Sprintf("%s-%d", c.tagName(now, callID), n)
+	}
 	task, err := c.z.InsertTaggedCheckpoint(ctx, id, tag)
 	if err != nil {
 		return nil, wait{}, err
@@ -164,7 +170,7 @@ func estimateCadence(cps []zvm.Checkpoint) time.Duration {
 		}
 	}
 	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
-	times = slices.CompactFunc(times, func(a, b time.Time) bool { return b.Sub(a) < time.Millisecond })
+	times = slices.CompactFunc(times, func(a, b time.Time) bool { return a.Sub(b).Abs() < time.Millisecond })
 	if len(times) < 2 {
 		return 0
 	}

@@ -19,6 +19,7 @@ type subject struct {
 	opts    []string // the command's options that take a separate value
 	payload []string
 	via     []string
+	writes  []string // files its output redirections write
 }
 
 func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
@@ -33,6 +34,7 @@ func fromInvocation(inv *shell.Invocation) subject {
 		host:    inv.Host,
 		payload: inv.Payload,
 		via:     inv.Via,
+		writes:  inv.Writes,
 	}
 	if len(inv.ArgDynamic) == len(inv.Args) {
 		s.dyn = inv.ArgDynamic

@@ -214,6 +214,11 @@ func (p *Policy) judge(s *subject) Match {
 		m.Host = s.host
 	}
 	for _, r := range p.commands {
+		// A read-only rule does not cover a command that writes a file
+		// on a remote host: "cat > /etc/app.conf" changes the host.
+		if s.remote && len(s.writes) > 0 && r.src.Effect == None {
+			continue
+		}
 		rest, ok := r.match(s)
 		if !ok {
 			continue

@@ -36,6 +36,9 @@ func Analyze(src string) *Analysis {
 // analyzer collects the result of one analysis.
 type analyzer struct {
 	out Analysis
+	// writes are the files written by the output redirections of the
+	// statements being walked; every command inside them writes there.
+	writes []string
 }
 
 // code is one piece of shell source being walked: the command string itself

@@ -173,6 +173,15 @@ func find(a *Analysis, name string) (Invocation, bool) {
 	return Invocation{}, false
 }
 
+func writes(want ...string) func(t *testing.T, inv Invocation) {
+	return func(t *testing.T, inv Invocation) {
+		t.Helper()
+		if !slices.Equal(inv.Writes, want) {
+			t.Errorf("writes %q, want %q", inv.Writes, want)
+		}
+	}
+}
+
 func TestDetails(t *testing.T) {
 	tests := []struct {
 		name, src, cmd string
@@ -204,6 +213,16 @@ func TestDetails(t *testing.T) {
 		{"via pipe", `echo 'rm x' | sh`, "rm", via("| sh")},
 		{"ssh host from uri", `ssh ssh://root@db-1:2222 uptime`, "uptime", host("db-1")},
 		{"ssh host keeps domain", `ssh root@web1.lab.local uptime`, "uptime", host("web1.lab.local")},
+		{"writes", `echo hi > /etc/motd 2>&1`, "echo", writes("/etc/motd")},
+		{"writes append and all", `cat a >> log &>out`, "cat", writes("log", "out")},
+		{"writes of a group", `{ uptime; df; } > report`, "df", writes("report")},
+		{"writes >& file", `echo x >&out.txt`, "echo", writes("out.txt")},
+		{"writes dynamic file", `echo x > "$F"`, "echo", writes(`"$F"`)},
+		{"no writes to /dev/null or descriptors", `ls >/dev/null 2>&1 >&2`, "ls", writes()},
+		{"no writes from input", `cat < /etc/hosts`, "cat", writes()},
+		{"writes on host", `ssh web-01 'cat > /etc/app.conf'`, "cat", writes("/etc/app.conf")},
+		{"local writes stay local", `ssh web-01 df -h > report.txt`, "df", writes()},
+		{"writes through bash -c", `bash -c 'uptime' > up.txt`, "uptime", writes("up.txt")},
 		{"quotes removed", `echo "a\"b" 'c d' $'e\tf' g\ h`, "echo", func(t *testing.T, inv Invocation) {
 			if want := []string{`a"b`, "c d", "e\tf", "g h"}; !slices.Equal(inv.Args, want) {
 				t.Errorf("args %q, want %q", inv.Args, want)

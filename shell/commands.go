@@ -162,7 +162,7 @@ func suCommand(args []field) (field, bool) {
 			continue
 		case strings.HasPrefix(s, "--command="):
 			v := s[len("--command="):]
-			return field{val: v, approx: v}, true
+			return staticField(v), true
 		case s == "--command" || s[1] != '-' && s[len(s)-1] == 'c' && isLetters(s[1:]):
 			if i+1 < len(args) {
 				return args[i+1], true
@@ -231,11 +231,11 @@ func (a *analyzer) stdinCode(c *code, host string, via []string, name, src strin
 	}
 	if in.kind == inDynamic {
 		a.out.Dynamic = append(a.out.Dynamic, Dynamic{Source: src, Host: host, Via: via})
-		if in.text == "" {
+		if in.code == "" {
 			return true
 		}
 	}
-	a.code(in.text, host, appendVia(via, label), c.depth+1, nil)
+	a.codeAt(c, in.code, host, appendVia(via, label), nil)
 	return true
 }
 
@@ -251,12 +251,24 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 	parts := make([]string, len(words))
 	for i, w := range words {
 		dyn = dyn || w.dyn
-		parts[i] = w.approx
+		parts[i] = w.skel
 	}
 	if dyn {
 		a.out.Dynamic = append(a.out.Dynamic, Dynamic{Source: src, Host: host, Via: via})
 	}
-	a.code(strings.Join(parts, " "), host, via, c.depth+1, in)
+	a.codeAt(c, strings.Join(parts, " "), host, via, in)
+}
+
+// codeAt analyses text as code handed on by c, running on host. On another
+// host the redirections around the handing command write local files, not
+// files of that host, so they do not carry over.
+func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
+	if host != c.host {
+		outer := a.writes
+		a.writes = nil
+		defer func() { a.writes = outer }()
+	}
+	a.code(text, host, via, c.depth+1, in)
 }
 
 // ssh reports the ssh invocation with its target host and analyses the
@@ -322,6 +334,9 @@ func (a *analyzer) findExec(c *code, src string, args []field) {
 // invoke records an invocation.
 func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) {
 	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via}
+	if len(a.writes) > 0 {
+		inv.Writes = append([]string(nil), a.writes...)
+	}
 	for i, f := range args {
 		inv.Args[i] = f.val
 		if f.dyn {
@@ -446,7 +461,7 @@ func (o opts) parse(args []field) (int, options) {
 			name, val, hasVal := strings.Cut(s[2:], "=")
 			opt := option{name: "--" + name}
 			if hasVal {
-				opt.val = field{val: val, approx: val}
+				opt.val = staticField(val)
 			} else if slices.Contains(o.long, name) && i < len(args) {
 				opt.val = args[i]
 				i++
@@ -458,7 +473,7 @@ func (o opts) parse(args []field) (int, options) {
 			opt := option{name: "-" + s[j:j+1]}
 			if strings.IndexByte(o.short, s[j]) >= 0 {
 				if j < len(s)-1 {
-					opt.val = field{val: s[j+1:], approx: s[j+1:]}
+					opt.val = staticField(s[j+1:])
 				} else if i < len(args) {
 					opt.val = args[i]
 					i++

@@ -21,6 +21,11 @@ type Invocation struct {
 	// and the values of body-like flags (--body, -b, --message, -m,
 	// --title, -t, and "$(cat <<'EOF' ... EOF)" as such a value).
 	Payload []string `json:"payload,omitempty"`
+	// Writes lists the files the command's output redirections write to,
+	// its own and those of the statements around it ("{ a; b; } > f"),
+	// as static text or, when known only at run time, as source text.
+	// /dev/null and duplicated descriptors (>&2) are not writes.
+	Writes []string `json:"writes,omitempty"`
 	// Via lists the wrappers and shells the command was reached through,
 	// outermost first, such as "sudo", "bash -c", "$(...)", "ssh web-01".
 	Via []string `json:"via,omitempty"`

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"strings"
+
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -17,7 +19,12 @@ const (
 // input is what a command reads on standard input.
 type input struct {
 	kind inputKind
+	// text is the payload: the static text, or for inDynamic its static
+	// parts with run-time parts as source text.
 	text string
+	// code is text for analysis as code, with run-time parts that hold
+	// code replaced (see field.skel).
+	code string
 	// via names how the text arrives, for Via of code read from it.
 	via string
 }
@@ -32,7 +39,13 @@ func (a *analyzer) stmts(c *code, list []*syntax.Stmt, stdin *input) {
 // otherwise it reads stdin.
 func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	in := stdin
+	outer := a.writes
+	defer func() { a.writes = outer }()
 	for _, r := range s.Redirs {
+		if f, ok := writtenFile(c, r); ok {
+			// Copy on append: the slice is shared with enclosing statements.
+			a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
+		}
 		toStdin := r.N == nil || r.N.Value == "0"
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -40,8 +53,8 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 				a.word(c, r.Hdoc)
 			}
 			if toStdin {
-				text, static := heredocText(c, r)
-				in = &input{kind: inText, text: text, via: "<<"}
+				text, skel, static := heredocTexts(c, r)
+				in = &input{kind: inText, text: text, code: skel, via: "<<"}
 				if !static {
 					in.kind = inDynamic
 				}
@@ -50,7 +63,7 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 			a.word(c, r.Word)
 			if toStdin {
 				f := c.field(r.Word)
-				in = &input{kind: inText, text: f.approx + "\n", via: "<<<"}
+				in = &input{kind: inText, text: f.approx + "\n", code: f.skel + "\n", via: "<<<"}
 				if f.dyn {
 					in.kind = inDynamic
 				}
@@ -65,6 +78,26 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 		}
 	}
 	a.command(c, s.Cmd, in)
+}
+
+// writtenFile reports the file an output redirection writes to: the
+// target of >, >>, >|, &>, &>>, <> and of >& with a word that is not a
+// descriptor. Writing to /dev/null changes nothing.
+func writtenFile(c *code, r *syntax.Redirect) (string, bool) {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+	case syntax.DplOut:
+		if lit := r.Word.Lit(); lit == "-" || lit != "" && strings.Trim(lit, "0123456789") == "" {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	f := c.field(r.Word)
+	if !f.dyn && f.val == "/dev/null" {
+		return "", false
+	}
+	return f.val, true
 }
 
 func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
@@ -171,7 +204,7 @@ func (a *analyzer) pipeline(c *code, x *syntax.BinaryCmd, in *input) {
 		stdin := in
 		if i < len(elems)-1 {
 			if out, ok := staticOutput(c, elems[i+1]); ok {
-				stdin = &input{kind: inText, text: out, via: "|"}
+				stdin = &input{kind: inText, text: out, code: out, via: "|"}
 			} else {
 				stdin = &input{kind: inDynamic, via: "|"}
 			}

@@ -16,17 +16,37 @@ type field struct {
 	// $(cat <<'EOF' ... EOF), is replaced by that output. It is what
 	// payloads and code skeletons are built from.
 	approx string
-	dyn    bool
+	// skel is approx for use as code: a run-time part that holds code of
+	// its own, such as $(cmd), becomes dynamicPlaceholder, since that code
+	// has been walked already and must not be analysed again at each level
+	// of re-parsing, which would make the cost exponential.
+	skel string
+	dyn  bool
+}
+
+// dynamicPlaceholder stands for a run-time part in code skeletons.
+const dynamicPlaceholder = "${__rewind_dynamic__}"
+
+func staticField(s string) field {
+	return field{val: s, approx: s, skel: s}
 }
 
 func (c *code) field(w *syntax.Word) field {
 	if v, ok := literal(w); ok {
-		v = c.text(v)
-		return field{val: v, approx: v}
+		return staticField(c.text(v))
 	}
+	approx, skel := c.approxPair(w.Parts, unescapeUnquoted)
+	return field{val: c.source(w), approx: approx, skel: skel, dyn: true}
+}
+
+// approxPair returns the approx and skel renderings of parts.
+func (c *code) approxPair(parts []syntax.WordPart, unescape func(string) string) (string, string) {
 	var b strings.Builder
-	c.approx(&b, w.Parts, unescapeUnquoted)
-	return field{val: c.source(w), approx: c.text(b.String()), dyn: true}
+	c.approx(&b, parts, unescape, false)
+	approx := c.text(b.String())
+	b.Reset()
+	c.approx(&b, parts, unescape, true)
+	return approx, c.text(b.String())
 }
 
 // assignField renders an argument of declare, export or local.
@@ -36,21 +56,22 @@ func (c *code) assignField(as *syntax.Assign) field {
 		if as.Naked && as.Value != nil {
 			return c.field(as.Value)
 		}
-		return field{val: s, approx: s, dyn: as.Array != nil || as.Index != nil}
+		f := staticField(s)
+		f.dyn = as.Array != nil || as.Index != nil
+		return f
 	}
-	f := field{val: as.Name.Value + "=", approx: as.Name.Value + "="}
+	prefix := as.Name.Value + "="
 	if as.Append {
-		f = field{val: as.Name.Value + "+=", approx: as.Name.Value + "+="}
+		prefix = as.Name.Value + "+="
 	}
-	if as.Value != nil {
-		v := c.field(as.Value)
-		if v.dyn {
-			return field{val: c.source(as), approx: f.approx + v.approx, dyn: true}
-		}
-		f.val += v.val
-		f.approx += v.approx
+	if as.Value == nil {
+		return staticField(prefix)
 	}
-	return f
+	v := c.field(as.Value)
+	if v.dyn {
+		return field{val: c.source(as), approx: prefix + v.approx, skel: prefix + v.skel, dyn: true}
+	}
+	return staticField(prefix + v.val)
 }
 
 // literal returns the value of a word that holds no run-time part.
@@ -91,8 +112,9 @@ func literal(w *syntax.Word) (string, bool) {
 }
 
 // approx writes the parts with their static text decoded and the rest as
-// source text; unescape decodes literal parts outside quotes.
-func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func(string) string) {
+// source text; unescape decodes literal parts outside quotes. With skel set,
+// run-time parts that hold code are written as dynamicPlaceholder.
+func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func(string) string, skel bool) {
 	for _, p := range parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
@@ -105,7 +127,7 @@ func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func
 				b.WriteString(x.Value)
 			}
 		case *syntax.DblQuoted:
-			c.approx(b, x.Parts, unescapeDouble)
+			c.approx(b, x.Parts, unescapeDouble, skel)
 		case *syntax.CmdSubst:
 			if len(x.Stmts) == 1 {
 				if out, ok := staticOutput(c, x.Stmts[0]); ok {
@@ -113,11 +135,33 @@ func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func
 					continue
 				}
 			}
-			b.WriteString(c.source(x))
+			if skel {
+				b.WriteString(dynamicPlaceholder)
+			} else {
+				b.WriteString(c.source(x))
+			}
+		case *syntax.ParamExp:
+			if skel && !simpleParam(x) {
+				b.WriteString(dynamicPlaceholder)
+			} else {
+				b.WriteString(c.source(x))
+			}
+		case *syntax.ProcSubst, *syntax.ArithmExp:
+			if skel {
+				b.WriteString(dynamicPlaceholder)
+			} else {
+				b.WriteString(c.source(p))
+			}
 		default:
 			b.WriteString(c.source(p))
 		}
 	}
+}
+
+// simpleParam reports whether a parameter expansion holds no word or
+// expression of its own, as in $DIR and ${DIR}.
+func simpleParam(x *syntax.ParamExp) bool {
+	return x.NestedParam == nil && x.Index == nil && x.Slice == nil && x.Repl == nil && x.Exp == nil
 }
 
 // quotedDelim reports whether a heredoc delimiter has a quoted part, which
@@ -135,26 +179,49 @@ func quotedDelim(w *syntax.Word) bool {
 // heredocText returns the text a heredoc feeds, with the run-time parts of
 // an unquoted body as source text, and whether it is fully static.
 func heredocText(c *code, r *syntax.Redirect) (string, bool) {
+	text, _, static := heredocTexts(c, r)
+	return text, static
+}
+
+// heredocTexts is heredocText that also returns the skeleton of the body
+// for use as code.
+func heredocTexts(c *code, r *syntax.Redirect) (text, skel string, static bool) {
 	if r.Hdoc == nil {
-		return "", true
+		return "", "", true
 	}
 	if quotedDelim(r.Word) {
 		raw, _ := heredocRaw(c.src, r)
 		if r.Op == syntax.DashHdoc {
 			raw = stripTabs(raw)
 		}
-		return c.text(raw), true
+		raw = c.text(raw)
+		return raw, raw, true
 	}
-	static := true
+	static = true
 	for _, p := range r.Hdoc.Parts {
 		if _, ok := p.(*syntax.Lit); !ok {
 			static = false
 			break
 		}
 	}
+	if static {
+		text = c.text(unescapeHeredoc(literalParts(r.Hdoc.Parts)))
+		return text, text, true
+	}
+	text, skel = c.approxPair(r.Hdoc.Parts, unescapeHeredoc)
+	return text, skel, false
+}
+
+// literalParts concatenates parts that are all *syntax.Lit.
+func literalParts(parts []syntax.WordPart) string {
+	if len(parts) == 1 {
+		return parts[0].(*syntax.Lit).Value
+	}
 	var b strings.Builder
-	c.approx(&b, r.Hdoc.Parts, unescapeHeredoc)
-	return c.text(b.String()), static
+	for _, p := range parts {
+		b.WriteString(p.(*syntax.Lit).Value)
+	}
+	return b.String()
 }
 
 func stripTabs(s string) string {

@@ -108,11 +108,14 @@ func NewServer(sc *Scenario) *Server {
 			s.vms = append(s.vms, &vmState{id: s.newVMID(v.protected), name: name, vpg: v, site: v.protected})
 		}
 	}
+	// Backfill every journal before any writer starts: they share the
+	// checkpoint counter, which the writers only touch under s.mu.
 	for _, v := range s.vpgs {
-		first := s.start.Add(time.Duration(v.cfg.Phase))
-		s.backfill(v, first)
+		s.backfill(v, s.start.Add(time.Duration(v.cfg.Phase)))
+	}
+	for _, v := range s.vpgs {
 		s.wg.Add(1)
-		go s.runJournal(v, first)
+		go s.runJournal(v, s.start.Add(time.Duration(v.cfg.Phase)))
 	}
 	return s
 }

@@ -144,6 +144,8 @@ func TestExplainJSON(t *testing.T) {
 		{"ssh read-only list", "ssh admin@web-01 'df -h && free -m && systemctl status nginx'", "none", nil},
 		{"ssh change", "ssh -i ~/.ssh/id -p 22 admin@web-01 'sudo systemctl restart nginx'", "protect", []string{"web-01"}},
 		{"ssh interactive", "ssh web-01", "protect", []string{"web-01"}},
+		{"ssh read-only command writing a file", "ssh web-01 'echo 3 > /proc/sys/vm/drop_caches'", "protect", []string{"web-01"}},
+		{"ssh output saved locally", "ssh web-01 journalctl -n 50 > web-01.log", "none", nil},
 		{"ssh quoted in commit", `git commit -m "ssh web-01 reboot"`, "none", nil},
 		{"ssh remote rule", "ssh jump govc vm.destroy web-02", "deny", nil},
 

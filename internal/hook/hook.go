@@ -2,14 +2,19 @@ package hook
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
+	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/policy"
+	"github.com/rewind-dev/rewind/zvm"
 )
 
 // Options configure one hook run.
@@ -24,27 +29,56 @@ type Options struct {
 	Stderr io.Writer
 }
 
-// Run reads one event from stdin and writes the decision to stdout. It
-// always returns exit code 0: every outcome, errors included, is a decision.
+// Run reads one event from stdin and writes the decision to stdout, within
+// the config's hook.budget counted from Run's start. It always returns exit
+// code 0: every outcome, errors included, is a decision. Every decision but
+// a plain "none" is appended to the audit log before it is written, so the
+// audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	d := decideEvent(ctx, stdin, &opts)
-	if err := hostio.Encode(stdout, opts.Host, d); err != nil && opts.Stderr != nil {
-		fmt.Fprintf(opts.Stderr, "rewind: writing the decision: %v\n", err)
+	r := &run{opts: &opts, start: time.Now(), onError: "allow"}
+	d := r.decideEvent(ctx, stdin)
+	if r.rec != nil {
+		r.appendAudit()
+	}
+	if err := hostio.Encode(stdout, opts.Host, d); err != nil {
+		r.warnf("writing the decision: %v", err)
 	}
 	return 0
 }
 
+// run is one hook run: its event, and the audit record its decision makes.
+type run struct {
+	opts    *Options
+	start   time.Time
+	onError string
+	ev      *hostio.Event
+	// rec is the audit record of the decision, nil for a plain none.
+	rec *audit.Record
+}
+
+func (r *run) getenv(key string) string {
+	if r.opts.Getenv != nil {
+		return r.opts.Getenv(key)
+	}
+	return os.Getenv(key)
+}
+
+func (r *run) warnf(format string, args ...any) {
+	if r.opts.Stderr != nil {
+		fmt.Fprintf(r.opts.Stderr, "rewind: "+format+"\n", args...)
+	}
+}
+
 // decideEvent turns an event into a decision, turning panics and errors into
 // the on_error outcome.
-func decideEvent(ctx context.Context, stdin io.Reader, opts *Options) (d hostio.Decision) {
-	onError := "allow"
+func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decision) {
 	defer func() {
-		if r := recover(); r != nil {
-			d = errorDecision(onError, fmt.Errorf("internal error: %v", r))
+		if p := recover(); p != nil {
+			d = r.internalError(fmt.Errorf("internal error: %v", p))
 		}
 	}()
 
-	ev, err := hostio.Decode(stdin, opts.Host)
+	ev, err := hostio.Decode(stdin, r.opts.Host)
 	if err != nil {
 		switch {
 		case errors.Is(err, hostio.ErrNotPreToolUse):
@@ -52,38 +86,51 @@ func decideEvent(ctx context.Context, stdin io.Reader, opts *Options) (d hostio.
 			// reaching it is a setup mistake, not a call to judge.
 			return hostio.Decision{}
 		case errors.Is(err, hostio.ErrTooLarge):
-			return hostio.Decision{
+			d := hostio.Decision{
 				Permission: hostio.Ask,
 				Reason:     "rewind: the tool call is over 8 MiB, too large to analyse; confirm it by hand",
 			}
+			r.record(audit.DecisionAsk, d, policy.Verdict{})
+			return d
 		}
-		return errorDecision(onError, err)
+		return r.internalError(err)
 	}
+	r.ev = ev
 
-	getenv := opts.getenv()
-	cfg, cfgErr := loadConfig(opts.ConfigPath, ev.Cwd, getenv)
+	cfg, cfgErr := loadConfig(r.opts.ConfigPath, ev.Cwd, r.getenv)
 	if cfgErr != nil {
-		return brokenConfigDecision(ev, cfgErr)
+		return r.brokenConfig(cfgErr)
 	}
-	onError = cfg.Hook.OnError
+	r.onError = cfg.Hook.OnError
 
 	pol, err := policy.New(cfg)
 	if err != nil {
-		return brokenConfigDecision(ev, err)
+		return r.brokenConfig(err)
 	}
 	v := pol.Classify(ev.Call())
-	return decide(v, cfg)
-}
-
-func (o *Options) getenv() func(string) string {
-	if o.Getenv != nil {
-		return o.Getenv
+	switch v.Effect {
+	case policy.Deny:
+		d := hostio.Decision{Permission: hostio.Deny, Reason: "rewind: " + describe(v)}
+		r.record(audit.DecisionDeny, d, v)
+		return d
+	case policy.Ask:
+		d := hostio.Decision{Permission: hostio.Ask, Reason: "rewind: " + describe(v)}
+		r.record(audit.DecisionAsk, d, v)
+		return d
+	case policy.Protect:
+		ctx, cancel := context.WithDeadline(ctx, r.start.Add(cfg.Hook.Budget-reserve(cfg.Hook.Budget)))
+		defer cancel()
+		return r.protect(ctx, v, cfg)
 	}
-	return os.Getenv
+	return hostio.Decision{}
 }
 
-// loadConfig finds and parses the configuration; no file at all is the
-// built-in defaults, not an error.
+// reserve is the part of the budget kept back from capture for logging and
+// answering, so that the answer is out before the budget ends.
+func reserve(budget time.Duration) time.Duration {
+	return min(max(budget/20, 50*time.Millisecond), 2*time.Second)
+}
+
 func loadConfig(flagPath, cwd string, getenv func(string) string) (*policy.Config, error) {
 	path, err := policy.Discover(flagPath, cwd, getenv)
 	if err != nil {
@@ -92,42 +139,233 @@ func loadConfig(flagPath, cwd string, getenv func(string) string) (*policy.Confi
 	return policy.Load(path)
 }
 
-// brokenConfigDecision answers when the config cannot be used. The built-in
+// brokenConfig answers when the config cannot be used. The built-in
 // catalog still judges the call, so honest read-only work goes on (with a
 // warning), while anything the catalog would not let through silently is
 // put to the user: the config's own rules and Zerto settings are unknown.
-func brokenConfigDecision(ev *hostio.Event, cfgErr error) hostio.Decision {
+func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
 	pol, err := policy.New(policy.Default())
 	if err != nil {
-		return hostio.Decision{Permission: hostio.Ask, Reason: msg}
+		d := hostio.Decision{Permission: hostio.Ask, Reason: msg}
+		r.record(audit.DecisionAsk, d, policy.Verdict{})
+		r.rec.Error = cfgErr.Error()
+		return d
 	}
-	v := pol.Classify(ev.Call())
+	v := pol.Classify(r.ev.Call())
 	if v.Effect == policy.None {
-		return hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+		d := hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+		r.record(audit.DecisionNone, d, v)
+		r.rec.Error = cfgErr.Error()
+		return d
 	}
-	return hostio.Decision{
+	d := hostio.Decision{
 		Permission:    hostio.Ask,
 		Reason:        fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v)),
 		SystemMessage: msg,
 	}
+	r.record(audit.DecisionAsk, d, v)
+	r.rec.Error = cfgErr.Error()
+	return d
 }
 
-// decide applies the decision table of DESIGN section 3 to a verdict.
-func decide(v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	switch v.Effect {
-	case policy.Deny:
-		return hostio.Decision{Permission: hostio.Deny, Reason: "rewind: " + describe(v)}
-	case policy.Ask:
-		return hostio.Decision{Permission: hostio.Ask, Reason: "rewind: " + describe(v)}
-	case policy.Protect:
-		return hostio.Decision{
+// protect runs capture for a protect verdict and applies the decision
+// table's protect rows to its outcome.
+func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
+	zo := zvm.Options{
+		URL:                cfg.Zerto.URL,
+		Auth:               cfg.Zerto.Auth,
+		ClientID:           cfg.Zerto.ClientID,
+		ClientSecret:       cfg.Zerto.ClientSecret,
+		Username:           cfg.Zerto.Username,
+		Password:           cfg.Zerto.Password,
+		CAFile:             cfg.Zerto.CAFile,
+		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
+		Warnf:              r.warnf,
+	}
+	if err := zo.ApplyEnv(r.getenv); err != nil {
+		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
+	}
+	if zo.URL == "" {
+		d := hostio.Decision{
 			Permission: hostio.Ask,
 			Reason: fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
 				ruleName(v), strings.Join(v.Targets, ", ")),
 		}
+		r.record(audit.DecisionAsk, d, v)
+		return d
 	}
-	return hostio.Decision{}
+	z, err := zvm.New(zo)
+	if err != nil {
+		return r.noCheckpoint(v, err)
+	}
+	stateDir, err := audit.StateDir(r.getenv)
+	if err != nil {
+		return r.internalError(err)
+	}
+	c := capture.New(z, capture.Options{
+		StateDir:    stateDir,
+		TagPrefix:   cfg.Hook.TagPrefix,
+		ReuseWithin: cfg.Capture.ReuseWithin,
+		Targets:     cfg.Targets,
+	})
+	id := audit.NewID(r.ev.ToolUseID)
+	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
+
+	var d hostio.Decision
+	decision := ""
+	switch out.Kind {
+	case capture.Protected:
+		d = hostio.Decision{Context: protectedContext(out.Points, id)}
+		decision = audit.DecisionProtected
+	case capture.Pending:
+		d = pendingDecision(out.Points, cfg)
+		decision = audit.DecisionPending
+	case capture.UnknownTarget:
+		d = hostio.Decision{Permission: hostio.Ask, Reason: unknownReason(out.Unknown, v)}
+		decision = audit.DecisionAsk
+	default:
+		d = hostio.Decision{Permission: hostio.Deny, Reason: failedReason(out.Failures)}
+		decision = audit.DecisionDeny
+	}
+	r.record(decision, d, v)
+	r.rec.ID = id
+	r.rec.Checkpoints = auditCheckpoints(out.Points)
+	var zerr []string
+	for _, f := range out.Failures {
+		var ze *zvm.Error
+		if errors.As(f.Err, &ze) && ze.Message != "" {
+			zerr = append(zerr, ze.Message)
+		}
+	}
+	r.rec.ZertoError = strings.Join(zerr, "; ")
+	return d
+}
+
+// noCheckpoint denies a protect verdict that cannot reach Zerto because its
+// settings are unusable: the call would run without a rewind point.
+func (r *run) noCheckpoint(v policy.Verdict, err error) hostio.Decision {
+	d := hostio.Decision{
+		Permission: hostio.Deny,
+		Reason:     fmt.Sprintf("rewind: no checkpoint for %s: %v", strings.Join(v.Targets, ", "), err),
+	}
+	r.record(audit.DecisionDeny, d, v)
+	r.rec.Error = err.Error()
+	return d
+}
+
+// protectedContext tells the model which checkpoints undo the call and how.
+func protectedContext(points []capture.Point, id string) string {
+	var b strings.Builder
+	b.WriteString("rewind: ")
+	for i, p := range points {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "checkpoint %q (CheckpointIdentifier %s) on VPG %q at %s protects %s",
+			p.Tag, p.Identifier, p.VPG, p.Time.UTC().Format(time.RFC3339), vmNames(p.VMs))
+	}
+	fmt.Fprintf(&b, ". To undo this call: rewind undo %s (audit id).", id)
+	return b.String()
+}
+
+// pendingDecision says which tags are on their way, when they are expected,
+// and when to retry: hook.pending decides between deny and ask.
+func pendingDecision(points []capture.Point, cfg *policy.Config) hostio.Decision {
+	var (
+		b      strings.Builder
+		latest time.Time
+	)
+	b.WriteString("rewind: ")
+	now := time.Now()
+	n := 0
+	for _, p := range points {
+		if p.Identifier != "" {
+			continue
+		}
+		if n > 0 {
+			b.WriteString("; ")
+		}
+		n++
+		fmt.Fprintf(&b, "Zerto accepted checkpoint tag %q for VPG %q (journal cadence ~%s); it is expected at %s (in ~%s)",
+			p.Tag, p.VPG, approx(p.Cadence), p.Expected.UTC().Format(time.RFC3339), approx(p.Expected.Sub(now)))
+		latest = later(latest, p.Expected)
+	}
+	fmt.Fprintf(&b, ", past this hook's budget of %s. Retry this call after %s: the retry will use that checkpoint.",
+		approx(cfg.Hook.Budget), latest.UTC().Format(time.RFC3339))
+	if cfg.Capture.ReuseWithin > 0 {
+		fmt.Fprintf(&b, " Retry within %s of it, or a fresh checkpoint is taken.", approx(cfg.Capture.ReuseWithin))
+	}
+	if cfg.Hook.Pending == "ask" {
+		b.WriteString(" Allowed now, the call runs before its checkpoint exists.")
+		return hostio.Decision{Permission: hostio.Ask, Reason: b.String()}
+	}
+	return hostio.Decision{Permission: hostio.Deny, Reason: b.String()}
+}
+
+// unknownReason asks about targets Zerto does not know: a lookup miss is
+// nothing to rewind to, never a failure.
+func unknownReason(unknown []string, v policy.Verdict) string {
+	if len(unknown) == 0 {
+		return "rewind: " + describe(v) + ": the rule found no target in the call, so there is nothing to rewind to"
+	}
+	is := "is not a VM"
+	if len(unknown) > 1 {
+		is = "are not VMs"
+	}
+	return fmt.Sprintf("rewind: %s %s Zerto protects: nothing to rewind to (%s). If it is a protected VM under another name, map it in [targets] aliases.",
+		strings.Join(unknown, ", "), is, ruleName(v))
+}
+
+// failedReason carries Zerto's own message, or the transport error, for
+// every VPG that got no checkpoint.
+func failedReason(failures []capture.Failure) string {
+	parts := make([]string, len(failures))
+	for i, f := range failures {
+		parts[i] = "no checkpoint for " + f.Error()
+	}
+	return "rewind: " + strings.Join(parts, "; ")
+}
+
+func vmNames(vms []capture.VM) string {
+	names := make([]string, len(vms))
+	for i, vm := range vms {
+		names[i] = vm.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// approx writes a duration for a person: whole seconds from ten seconds up.
+func approx(d time.Duration) string {
+	switch {
+	case d < 0:
+		return "0s"
+	case d >= 10*time.Second:
+		return fmt.Sprintf("%ds", int64((d+time.Second/2)/time.Second))
+	default:
+		return d.Round(10 * time.Millisecond).String()
+	}
+}
+
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func auditCheckpoints(points []capture.Point) []audit.Checkpoint {
+	var cps []audit.Checkpoint
+	for _, p := range points {
+		for _, vm := range p.VMs {
+			cps = append(cps, audit.Checkpoint{
+				VM: vm.Name, VMIdentifier: vm.Identifier,
+				VPG: p.VPG, VPGIdentifier: p.VPGIdentifier,
+				Identifier: p.Identifier, Tag: p.Tag, Time: p.Time,
+			})
+		}
+	}
+	return cps
 }
 
 // describe is the reason of a verdict followed by the rule that gave it.
@@ -148,15 +386,69 @@ func ruleName(v policy.Verdict) string {
 	return "rule " + v.Rule
 }
 
-// errorDecision is the outcome of an internal error under hook.on_error.
-func errorDecision(onError string, err error) hostio.Decision {
+// internalError is the outcome of rewind's own failure under hook.on_error.
+func (r *run) internalError(err error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: %v", err)
-	switch onError {
+	var (
+		d        hostio.Decision
+		decision string
+	)
+	switch r.onError {
 	case "deny":
-		return hostio.Decision{Permission: hostio.Deny, Reason: msg + " (hook.on_error = deny)", SystemMessage: msg}
+		d = hostio.Decision{Permission: hostio.Deny, Reason: msg + " (hook.on_error = deny)", SystemMessage: msg}
+		decision = audit.DecisionDenyOnError
 	case "ask":
-		return hostio.Decision{Permission: hostio.Ask, Reason: msg + " (hook.on_error = ask)", SystemMessage: msg}
+		d = hostio.Decision{Permission: hostio.Ask, Reason: msg + " (hook.on_error = ask)", SystemMessage: msg}
+		decision = audit.DecisionAskOnError
+	default:
+		d = hostio.Decision{SystemMessage: msg + "; the call was not checked (hook.on_error = allow)"}
+		decision = audit.DecisionAllowOnError
 	}
-	return hostio.Decision{SystemMessage: msg + "; the call was not checked (hook.on_error = allow)"}
+	r.record(decision, d, policy.Verdict{})
+	r.rec.Error = err.Error()
+	return d
 }
 
+// record sets the audit record of the decision d.
+func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
+	rec := &audit.Record{
+		Host:     string(r.opts.Host),
+		Decision: decision,
+		Rule:     v.Rule,
+		Reason:   d.Reason,
+		Targets:  v.Targets,
+	}
+	if rec.Reason == "" {
+		rec.Reason = d.Context
+	}
+	if ev := r.ev; ev != nil {
+		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
+		rec.Excerpt = excerpt(ev)
+	}
+	r.rec = rec
+}
+
+// excerpt is what the log shows of a call: a shell tool's command, else its
+// input object. audit.Append shortens and redacts it.
+func excerpt(ev *hostio.Event) string {
+	var in struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(ev.ToolInput, &in) == nil && in.Command != "" {
+		return in.Command
+	}
+	return string(ev.ToolInput)
+}
+
+func (r *run) appendAudit() {
+	r.rec.ElapsedMS = time.Since(r.start).Milliseconds()
+	dir, err := audit.StateDir(r.getenv)
+	if err != nil {
+		r.warnf("audit log: %v", err)
+		return
+	}
+	if err := audit.Open(dir).Append(r.rec); err != nil {
+		r.warnf("audit log: %v", err)
+	}
+}

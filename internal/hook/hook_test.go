@@ -1,0 +1,347 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/zvmsim"
+)
+
+// TestMain doubles as a hook process when the concurrency test re-executes
+// the test binary, so that test needs no separate build.
+func TestMain(m *testing.M) {
+	if os.Getenv("REWIND_HOOK_TEST_CHILD") == "1" {
+		os.Exit(Run(context.Background(), os.Stdin, os.Stdout, Options{Host: hostio.Claude, Stderr: os.Stderr}))
+	}
+	os.Exit(m.Run())
+}
+
+type env struct {
+	sim  *zvmsim.TestServer
+	vars map[string]string
+	dir  string
+}
+
+// newEnv starts the test lab and a config with budget and extra TOML.
+func newEnv(t *testing.T, budget string, extra string) *env {
+	t.Helper()
+	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := zvmsim.NewTestServer(t, sc)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "rewind.toml")
+	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[hook]\nbudget = %q\n%s", budget, extra)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The token cache lives in the user cache folder, which zvm finds from
+	// the process environment.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	return &env{sim: sim, dir: dir, vars: map[string]string{
+		"REWIND_CONFIG":            cfg,
+		"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
+		"REWIND_ZVM_URL":           sim.URL,
+		"REWIND_ZVM_CLIENT_ID":     "rewind",
+		"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
+		"HOME":                     dir,
+		"XDG_CACHE_HOME":           filepath.Join(dir, "cache"),
+	}}
+}
+
+func event(id, command string) string {
+	b, _ := json.Marshal(map[string]any{
+		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": id, "cwd": "/",
+		"tool_name": "Bash", "tool_input": map[string]string{"command": command},
+	})
+	return string(b)
+}
+
+type answer struct {
+	HookSpecificOutput struct {
+		PermissionDecision       string `json:"permissionDecision"`
+		PermissionDecisionReason string `json:"permissionDecisionReason"`
+		AdditionalContext        string `json:"additionalContext"`
+	} `json:"hookSpecificOutput"`
+	SystemMessage string `json:"systemMessage"`
+}
+
+func (e *env) run(t *testing.T, id, command string) (answer, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := Run(context.Background(), strings.NewReader(event(id, command)), &out, Options{
+		Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: &errb,
+	})
+	if code != 0 {
+		t.Fatalf("exit code %d", code)
+	}
+	var a answer
+	if out.Len() > 0 {
+		if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+			t.Fatalf("stdout %q: %v", out.String(), err)
+		}
+	}
+	return a, out.String()
+}
+
+func (e *env) log(t *testing.T) []audit.Record {
+	t.Helper()
+	recs, err := audit.Open(e.vars["REWIND_STATE_DIR"]).Read(audit.Filter{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
+func TestDecisionTable(t *testing.T) {
+	tests := []struct {
+		name     string
+		extra    string // config TOML
+		command  string
+		decision string // permissionDecision
+		want     []string
+		logged   string // audit decision, "" for none
+	}{
+		{name: "read-only call", command: "ssh web-01 uptime"},
+		{
+			name: "protected", command: "govc vm.power -off -vm web-01",
+			want:   []string{`checkpoint "rewind-`, "CheckpointIdentifier ", `on VPG "fast"`, "protects web-01", "rewind undo " + audit.NewID("protected")},
+			logged: audit.DecisionProtected,
+		},
+		{
+			name: "failed task", command: "govc vm.power -off -vm legacy-01", decision: "deny",
+			want:   []string{`no checkpoint for legacy-01 (VPG "failing"): Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding`},
+			logged: audit.DecisionDeny,
+		},
+		{
+			name: "rejected insert", command: "govc vm.power -off -vm rej-01", decision: "deny",
+			want:   []string{"The checkpoint name is not valid."},
+			logged: audit.DecisionDeny,
+		},
+		{
+			name: "paused VPG", command: "govc vm.power -off -vm paused-01", decision: "deny",
+			want:   []string{"ReplicationPausedUserInitiated"},
+			logged: audit.DecisionDeny,
+		},
+		{
+			name: "pending", command: "govc vm.power -off -vm win2019-1", decision: "deny",
+			want:   []string{`Zerto accepted checkpoint tag "rewind-`, `VPG "aws"`, "journal cadence ~630s", "Retry this call after"},
+			logged: audit.DecisionPending,
+		},
+		{
+			name: "pending as ask", extra: "pending = \"ask\"\n", command: "govc vm.power -off -vm win2019-1", decision: "ask",
+			want:   []string{"Retry this call after", "runs before its checkpoint exists"},
+			logged: audit.DecisionPending,
+		},
+		{
+			name: "unknown VM", command: "govc vm.power -off -vm nosuch", decision: "ask",
+			want:   []string{"nosuch is not a VM Zerto protects: nothing to rewind to"},
+			logged: audit.DecisionAsk,
+		},
+		{
+			name: "alias", extra: "[targets]\naliases = { \"www.lab.local\" = \"web-01\" }\n",
+			command: "ssh www.lab.local sudo reboot", want: []string{"protects web-01"}, logged: audit.DecisionProtected,
+		},
+		{
+			name: "deny rule", extra: "[[command]]\nmatch = \"git push\"\nargs_any = [\"--force\"]\neffect = \"deny\"\nreason = \"no force pushes\"\n",
+			command: "git push --force", decision: "deny", want: []string{"no force pushes"}, logged: audit.DecisionDeny,
+		},
+		{
+			name: "ask rule", extra: "[[command]]\nmatch = \"terraform apply\"\neffect = \"ask\"\nreason = \"changes infrastructure\"\n",
+			command: "terraform apply", decision: "ask", want: []string{"changes infrastructure"}, logged: audit.DecisionAsk,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, "3s", tt.extra)
+			id := strings.ReplaceAll(tt.name, " ", "-")
+			if tt.name == "protected" {
+				id = "protected"
+			}
+			a, raw := e.run(t, id, tt.command)
+			h := a.HookSpecificOutput
+			if h.PermissionDecision != tt.decision {
+				t.Fatalf("permissionDecision %q, want %q (stdout %s)", h.PermissionDecision, tt.decision, raw)
+			}
+			text := h.PermissionDecisionReason + h.AdditionalContext
+			for _, w := range tt.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("answer %q lacks %q", text, w)
+				}
+			}
+			if tt.decision == "" && tt.logged == "" && raw != "" {
+				t.Errorf("stdout %q, want nothing", raw)
+			}
+			recs := e.log(t)
+			if tt.logged == "" {
+				if len(recs) != 0 {
+					t.Errorf("logged %+v, want nothing", recs)
+				}
+				return
+			}
+			if len(recs) != 1 || recs[0].Decision != tt.logged {
+				t.Fatalf("log %+v, want one %s record", recs, tt.logged)
+			}
+			if tt.logged == audit.DecisionProtected {
+				cp := recs[0].Checkpoints
+				if len(cp) != 1 || cp[0].Identifier == "" || !strings.Contains(h.AdditionalContext, cp[0].Identifier) {
+					t.Errorf("logged checkpoints %+v do not match the answer %q", cp, h.AdditionalContext)
+				}
+				if !strings.Contains(h.AdditionalContext, recs[0].ID) {
+					t.Errorf("answer does not name audit id %s", recs[0].ID)
+				}
+			}
+		})
+	}
+}
+
+func TestNoZertoConfigured(t *testing.T) {
+	e := newEnv(t, "3s", "")
+	e.vars["REWIND_ZVM_URL"] = ""
+	a, _ := e.run(t, "x", "govc vm.power -off -vm web-01")
+	if h := a.HookSpecificOutput; h.PermissionDecision != "ask" || !strings.Contains(h.PermissionDecisionReason, "no Zerto configured: nothing to rewind to") {
+		t.Errorf("answer %+v", h)
+	}
+}
+
+func TestHungZVMAnswersWithinBudget(t *testing.T) {
+	e := newEnv(t, "1s", "")
+	e.sim.SetFaults(zvmsim.Faults{Hang: true})
+	start := time.Now()
+	a, _ := e.run(t, "hung", "govc vm.power -off -vm web-01")
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("answered after %v, past the 1s budget", elapsed)
+	}
+	if h := a.HookSpecificOutput; h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "timeout") {
+		t.Errorf("answer %+v, want a deny naming the timeout", h)
+	}
+}
+
+func TestSlowCadencePendingUnderASecond(t *testing.T) {
+	e := newEnv(t, "150s", "")
+	start := time.Now()
+	a, _ := e.run(t, "slow", "govc vm.power -off -vm win2019-1")
+	if elapsed := time.Since(start); elapsed > time.Second {
+		t.Errorf("pending took %v", elapsed)
+	}
+	if a.HookSpecificOutput.PermissionDecision != "deny" {
+		t.Errorf("answer %+v, want pending's deny", a.HookSpecificOutput)
+	}
+	// The retry after the tag lands is protected by it, with no new insert.
+	if _, err := e.sim.WriteCheckpoint("aws"); err != nil {
+		t.Fatal(err)
+	}
+	a2, _ := e.run(t, "slow", "govc vm.power -off -vm win2019-1")
+	if !strings.Contains(a2.HookSpecificOutput.AdditionalContext, `on VPG "aws"`) {
+		t.Errorf("retry answer %+v, want protected", a2.HookSpecificOutput)
+	}
+	if n := e.sim.CountInserts(); n != 1 {
+		t.Errorf("%d inserts, want 1", n)
+	}
+}
+
+// TestConcurrentProcesses runs 16 hook processes at once on one VPG: they
+// must share one insert, and every one must answer.
+func TestConcurrentProcesses(t *testing.T) {
+	e := newEnv(t, "10s", "")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Hold the VPG's lock until every process has checked the VPG, so that
+	// all of them arrive before any is let through, however slowly they
+	// start on a loaded machine.
+	vpgID := e.sim.VPGIdentifier("fast")
+	stateDir := e.vars["REWIND_STATE_DIR"]
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock := flock.New(capture.LockFile(stateDir, vpgID))
+	if err := lock.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	environ := append(os.Environ(), "REWIND_HOOK_TEST_CHILD=1")
+	for k, v := range e.vars {
+		environ = append(environ, k+"="+v)
+	}
+	outs := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		cmd := exec.Command(exe)
+		cmd.Env = environ
+		cmd.Stdin = strings.NewReader(event(fmt.Sprintf("call-%d", i), "govc vm.power -off -vm web-01"))
+		var out bytes.Buffer
+		cmd.Stdout = &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Go(func() {
+			errs[i] = cmd.Wait()
+			outs[i] = out.String()
+		})
+	}
+	deadline := time.Now().Add(8 * time.Second)
+	for e.sim.Count("vpg") < n && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	lock.Unlock()
+	wg.Wait()
+	var tag string
+	for i := range n {
+		if errs[i] != nil {
+			t.Errorf("process %d: %v", i, errs[i])
+		}
+		var a answer
+		if err := json.Unmarshal([]byte(outs[i]), &a); err != nil || a.HookSpecificOutput.AdditionalContext == "" {
+			t.Errorf("process %d answered %q, want a protected decision", i, outs[i])
+			continue
+		}
+		ctx := a.HookSpecificOutput.AdditionalContext
+		got := ctx[strings.Index(ctx, `"`)+1:]
+		got = got[:strings.Index(got, `"`)]
+		if tag == "" {
+			tag = got
+		} else if got != tag {
+			t.Errorf("process %d protected by %q, others by %q", i, got, tag)
+		}
+	}
+	if got := e.sim.CountInserts(); got != 1 {
+		t.Errorf("%d inserts, want 1", got)
+	}
+	if recs := e.log(t); len(recs) != n {
+		t.Errorf("%d audit records, want %d", len(recs), n)
+	}
+}
+
+func TestApprox(t *testing.T) {
+	tests := []struct {
+		d    time.Duration
+		want string
+	}{
+		{630 * time.Second, "630s"},
+		{150 * time.Second, "150s"},
+		{1460 * time.Millisecond, "1.46s"},
+		{200 * time.Millisecond, "200ms"},
+		{-time.Second, "0s"},
+	}
+	for _, tt := range tests {
+		if got := approx(tt.d); got != tt.want {
+			t.Errorf("approx(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
