@@ -3,6 +3,7 @@ package capture
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -152,10 +153,11 @@ func TestCaptureRows(t *testing.T) {
 		{"pending beats protected", []string{"web-01", "win2019-1"}, Pending, ""},
 	}
 	f := newFixture(t)
-	for _, tt := range tests {
+	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := f.capturer(Options{})
-			out := capture(t, c, 3*time.Second, "0123456789ab", tt.targets...)
+			id := fmt.Sprintf("%08x", i) + "abcd"
+			out := capture(t, c, 3*time.Second, id, tt.targets...)
 			if out.Kind != tt.kind {
 				t.Fatalf("Kind = %v, want %v (outcome %+v)", out.Kind, tt.kind, out)
 			}
@@ -165,7 +167,7 @@ func TestCaptureRows(t *testing.T) {
 					t.Fatal("protected without points")
 				}
 				for _, p := range out.Points {
-					if p.Identifier == "" || p.Time.IsZero() || !strings.HasPrefix(p.Tag, "rewind-") || !strings.HasSuffix(p.Tag, "-01234567") {
+					if p.Identifier == "" || p.Time.IsZero() || !strings.HasPrefix(p.Tag, "rewind-") || !strings.HasSuffix(p.Tag, "-"+id[:8]) {
 						t.Errorf("point %+v: want a landed rewind tag ending in the call's short id", p)
 					}
 				}
