@@ -253,6 +253,52 @@ func TestRetryAfterLandingReusesTheTag(t *testing.T) {
 	}
 }
 
+// TestLateRetryOfPendingCall: an agent told to retry once a slow tag lands
+// cannot time the retry to the second. The tag it was told about protects
+// the retry for a whole cadence after landing, not only reuse_within.
+func TestLateRetryOfPendingCall(t *testing.T) {
+	f := newFixture(t)
+	first := capture(t, f.capturer(Options{}), 2*time.Second, "ffffffffffff", "win2019-1")
+	if first.Kind != Pending {
+		t.Fatalf("first: Kind = %v, want pending", first.Kind)
+	}
+	if _, err := f.sim.WriteCheckpoint("aws"); err != nil {
+		t.Fatal(err)
+	}
+	later := func(d time.Duration) *Capturer {
+		return f.capturer(Options{Now: func() time.Time { return time.Now().Add(d) }})
+	}
+	// Five minutes on: past reuse_within (30 s), within the 630 s cadence.
+	retry := capture(t, later(5*time.Minute), 2*time.Second, "ffffffffffff", "win2019-1")
+	if retry.Kind != Protected || retry.Points[0].Tag != first.Points[0].Tag {
+		t.Fatalf("retry after 5m: %v on %q, want protected by %q", retry.Kind, retry.Points[0].Tag, first.Points[0].Tag)
+	}
+	if n := f.sim.CountInserts(); n != 1 {
+		t.Errorf("%d inserts, want 1", n)
+	}
+}
+
+// TestLateRetryPastTheCadence: once a cadence has passed since the pending
+// tag landed, the retry gets a fresh checkpoint.
+func TestLateRetryPastTheCadence(t *testing.T) {
+	f := newFixture(t)
+	first := capture(t, f.capturer(Options{}), 2*time.Second, "ffffffffffff", "win2019-1")
+	if first.Kind != Pending {
+		t.Fatalf("first: Kind = %v, want pending", first.Kind)
+	}
+	if _, err := f.sim.WriteCheckpoint("aws"); err != nil {
+		t.Fatal(err)
+	}
+	c := f.capturer(Options{Now: func() time.Time { return time.Now().Add(15 * time.Minute) }})
+	retry := capture(t, c, 2*time.Second, "ffffffffffff", "win2019-1")
+	if retry.Kind == Protected && retry.Points[0].Tag == first.Points[0].Tag {
+		t.Fatalf("retry after 15m protected by the old tag %q", first.Points[0].Tag)
+	}
+	if n := f.sim.CountInserts(); n != 2 {
+		t.Errorf("%d inserts, want 2", n)
+	}
+}
+
 func TestTagLandingAfterBudgetIsFoundByRetry(t *testing.T) {
 	f := newFixture(t)
 	c := f.capturer(Options{})

@@ -91,7 +91,7 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	st.CadenceMS = cadence.Milliseconds()
 	pt.Cadence = cadence
 
-	if cp, ok := c.reusable(cps, st.bar(arrival), now); ok {
+	if cp, ok := c.reusable(cps, st, st.bar(arrival), now, cadence); ok {
 		st.dropPending(cp.Tag)
 		st.LastTag = &landedTag{Tag: cp.Tag, Identifier: cp.Identifier, Time: cp.Time}
 		// A lost state write costs a later call one more insert, no more.
@@ -184,6 +184,13 @@ func estimateCadence(cps []zvm.Checkpoint) time.Duration {
 	return d[len(d)/2]
 }
 
+// PendingReuseWindow is how long after it lands a tag announced as pending
+// protects the retry of the call: reuseWithin, or one journal cadence when
+// that is longer.
+func PendingReuseWindow(reuseWithin, cadence time.Duration) time.Duration {
+	return max(reuseWithin, cadence)
+}
+
 // nextTick is when the journal should next write: the first cadence tick
 // after now, counting from the newest checkpoint.
 func nextTick(cps []zvm.Checkpoint, cadence time.Duration, now time.Time) time.Time {
@@ -206,11 +213,20 @@ func nextTick(cps []zvm.Checkpoint, cadence time.Duration, now time.Time) time.T
 // reusable returns the newest rewind tag that protects a call: written
 // after bar (the last call let through before this one arrived) and not
 // older than ReuseWithin. Zerto's untagged checkpoints never qualify.
-func (c *Capturer) reusable(cps []zvm.Checkpoint, bar, now time.Time) (zvm.Checkpoint, bool) {
+//
+// A tag still recorded as pending was announced to an agent, which was told
+// to retry once it lands; on a slow journal that retry cannot be timed to
+// the second, so such a tag stays valid for a whole cadence after it lands
+// (nothing was let through on the VPG since: bar says so).
+func (c *Capturer) reusable(cps []zvm.Checkpoint, st *vpgState, bar, now time.Time, cadence time.Duration) (zvm.Checkpoint, bool) {
 	var best zvm.Checkpoint
 	found := false
 	for _, cp := range cps {
-		if !c.isRewindTag(cp.Tag) || !cp.Time.After(bar) || now.Sub(cp.Time) > c.o.ReuseWithin {
+		window := c.o.ReuseWithin
+		if st.hasPending(cp.Tag) {
+			window = PendingReuseWindow(c.o.ReuseWithin, cadence)
+		}
+		if !c.isRewindTag(cp.Tag) || !cp.Time.After(bar) || now.Sub(cp.Time) > window {
 			continue
 		}
 		if !found || cp.Time.After(best.Time) {

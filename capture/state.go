@@ -73,6 +73,10 @@ func (s *vpgState) addLetThrough(now time.Time) {
 	}
 }
 
+func (s *vpgState) hasPending(tag string) bool {
+	return slices.ContainsFunc(s.Pending, func(p pendingTag) bool { return p.Tag == tag })
+}
+
 func (s *vpgState) dropPending(tag string) {
 	s.Pending = slices.DeleteFunc(s.Pending, func(p pendingTag) bool { return p.Tag == tag })
 }

@@ -279,6 +279,7 @@ func pendingDecision(points []capture.Point, cfg *policy.Config) hostio.Decision
 	b.WriteString("rewind: ")
 	now := time.Now()
 	n := 0
+	var cadence time.Duration
 	for _, p := range points {
 		if p.Identifier != "" {
 			continue
@@ -290,12 +291,12 @@ func pendingDecision(points []capture.Point, cfg *policy.Config) hostio.Decision
 		fmt.Fprintf(&b, "Zerto accepted checkpoint tag %q for VPG %q (journal cadence ~%s); it is expected at %s (in ~%s)",
 			p.Tag, p.VPG, approx(p.Cadence), p.Expected.UTC().Format(time.RFC3339), approx(p.Expected.Sub(now)))
 		latest = later(latest, p.Expected)
+		cadence = max(cadence, p.Cadence)
 	}
 	fmt.Fprintf(&b, ", past this hook's budget of %s. Retry this call after %s: the retry will use that checkpoint.",
 		approx(cfg.Hook.Budget), latest.UTC().Format(time.RFC3339))
-	if cfg.Capture.ReuseWithin > 0 {
-		fmt.Fprintf(&b, " Retry within %s of it, or a fresh checkpoint is taken.", approx(cfg.Capture.ReuseWithin))
-	}
+	fmt.Fprintf(&b, " Retry within %s of it, or a fresh checkpoint is taken.",
+		approx(capture.PendingReuseWindow(cfg.Capture.ReuseWithin, cadence)))
 	if cfg.Hook.Pending == "ask" {
 		b.WriteString(" Allowed now, the call runs before its checkpoint exists.")
 		return hostio.Decision{Permission: hostio.Ask, Reason: b.String()}
