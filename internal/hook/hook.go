@@ -93,6 +93,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 			r.record(audit.DecisionAsk, d, policy.Verdict{})
 			return d
 		}
+		r.onError = r.fallbackOnError()
 		return r.internalError(err)
 	}
 	r.ev = ev
@@ -123,6 +124,22 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.protect(ctx, v, cfg)
 	}
 	return hostio.Decision{}
+}
+
+// fallbackOnError finds hook.on_error when the event cannot be read, so
+// its cwd is unknown: the config of --config or $REWIND_CONFIG, else the one
+// discovered from the hook's own working directory, which hosts set to the
+// project. Without a readable config it is the default, allow.
+func (r *run) fallbackOnError() string {
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = ""
+	}
+	cfg, err := loadConfig(r.opts.ConfigPath, cwd, r.getenv)
+	if err != nil {
+		return r.onError
+	}
+	return cfg.Hook.OnError
 }
 
 // reserve is the part of the budget kept back from capture for logging and
