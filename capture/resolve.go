@@ -73,7 +73,9 @@ func (c *Capturer) resolveAll(ctx context.Context, targets []string) (groups []g
 
 // vmIDPattern matches a VmIdentifier: the site's GUID, a dot, and the
 // platform's own reference, such as "<guid>.vm-38".
-var vmIDPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.\S+$`)
+var vmIDPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.\S+$`)
+})
 
 // resolve returns the VMs target stands for: by identifier when it looks
 // like one, else by name: as written, exactly and then ignoring case, then
@@ -83,7 +85,7 @@ func (c *Capturer) resolve(ctx context.Context, cache map[string]resolution, tar
 	if e, ok := cache[target]; ok && c.fresh(e) {
 		return fromCached(e.VMs), nil
 	}
-	if vmIDPattern.MatchString(target) {
+	if vmIDPattern().MatchString(target) {
 		vm, err := c.z.VM(ctx, target)
 		switch {
 		case err == nil:

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -25,13 +26,15 @@ func (c *call) locked(fn func() (int, any)) {
 	c.json(status, v)
 }
 
-var vmIDRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[A-Za-z0-9-]+$`)
+var vmIDRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.[A-Za-z0-9-]+$`)
+})
 
 // vpgLocked resolves the {vpgIdentifier} path parameter. A malformed
 // identifier is a 400, as on a ZVM; a well-formed one that names no VPG, 404.
 func (c *call) vpgLocked() (*vpgState, int, any) {
 	id := c.params["vpgIdentifier"]
-	if !guidRE.MatchString(id) {
+	if !guidRE().MatchString(id) {
 		st, v := fail(http.StatusBadRequest, "The VPG identifier '%s' is not valid: a VPG identifier is a GUID.", id)
 		return nil, st, v
 	}
@@ -48,7 +51,7 @@ func (c *call) vpgLocked() (*vpgState, int, any) {
 // identifier that names no VM, 404.
 func (c *call) vmLocked() (*vmState, int, any) {
 	id := c.params["vmIdentifier"]
-	if !vmIDRE.MatchString(id) {
+	if !vmIDRE().MatchString(id) {
 		st, v := fail(http.StatusBadRequest, "The VM identifier '%s' is not valid: a VM identifier has the form <site identifier>.<VM reference>.", id)
 		return nil, st, v
 	}

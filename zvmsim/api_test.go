@@ -283,7 +283,7 @@ func TestWireFormat(t *testing.T) {
 func TestDeterministicIdentifiers(t *testing.T) {
 	a, b := DefaultScenario(), DefaultScenario()
 	for i := range a.VPGs {
-		if a.VPGs[i].ID != b.VPGs[i].ID || !guidRE.MatchString(a.VPGs[i].ID) {
+		if a.VPGs[i].ID != b.VPGs[i].ID || !guidRE().MatchString(a.VPGs[i].ID) {
 			t.Fatalf("VPG %s: ids %s and %s", a.VPGs[i].Name, a.VPGs[i].ID, b.VPGs[i].ID)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -222,7 +223,11 @@ func LoadScenario(path string) (*Scenario, error) {
 	return ParseScenario(path, data)
 }
 
-var guidRE = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+// guidRE is compiled on first use: the hook links the simulator, and every
+// hook run would pay for compiling it at start-up.
+var guidRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+})
 
 // normalize validates the scenario and fills in defaults and derived ids.
 func (sc *Scenario) normalize() error {
@@ -247,7 +252,7 @@ func (sc *Scenario) normalize() error {
 		}
 		if s.ID == "" {
 			s.ID = derivedGUID("site", s.Name)
-		} else if !guidRE.MatchString(s.ID) {
+		} else if !guidRE().MatchString(s.ID) {
 			return fmt.Errorf("site %q: id %q is not a GUID", s.Name, s.ID)
 		}
 	}
@@ -275,7 +280,7 @@ func (sc *Scenario) normalize() error {
 		vpgs[strings.ToLower(v.Name)] = true
 		if v.ID == "" {
 			v.ID = derivedGUID("vpg", v.Name)
-		} else if !guidRE.MatchString(v.ID) {
+		} else if !guidRE().MatchString(v.ID) {
 			return fmt.Errorf("vpg %q: id %q is not a GUID", v.Name, v.ID)
 		}
 		if v.ProtectedSite == "" {

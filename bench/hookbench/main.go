@@ -4,7 +4,7 @@
 //
 //	go run ./bench/hookbench [-n 200] [-anchors ../shared/anchors]
 //
-// It builds rewind, then runs each guard n times per event and prints the
+// It builds rewind (CGO_ENABLED=0, as the README installs it), then runs each guard n times per event and prints the
 // median and 90th percentile of the wall time of each, and the ratio of the
 // anchor's median to rewind's.
 package main
@@ -52,7 +52,10 @@ func run(n int, anchors, python string) error {
 	}
 	defer os.RemoveAll(dir)
 	bin := filepath.Join(dir, "rewind")
+	// Built as the README installs it: static, without cgo, which spares
+	// every hook run the dynamic loader.
 	build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stderr = os.Stderr
 	if err := build.Run(); err != nil {
 		return fmt.Errorf("building rewind: %w", err)
