@@ -78,11 +78,27 @@ func (c *code) with(via string) *code {
 
 // appendVia returns a new slice so that sibling paths never share storage.
 func appendVia(via []string, step string) []string {
+	if len(via) >= maxVia {
+		// Keep the outermost steps and the newest; what lies between is
+		// elided, so that deep nesting costs linear, not quadratic, memory.
+		v := make([]string, 0, maxVia+1)
+		v = append(v, via[:maxVia/2]...)
+		v = append(v, elidedVia)
+		v = append(v, via[len(via)-(maxVia/2-2):]...)
+		return append(v, step)
+	}
 	v := make([]string, len(via)+1)
 	copy(v, via)
 	v[len(via)] = step
 	return v
 }
+
+// maxVia bounds the length of Invocation.Via; elidedVia stands for the
+// steps left out of a longer one.
+const (
+	maxVia    = 16
+	elidedVia = "…"
+)
 
 // code parses text and walks it. stdin, when not nil, is what the top-level
 // commands of text read on standard input.

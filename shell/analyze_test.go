@@ -2,6 +2,7 @@ package shell
 
 import (
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -429,4 +430,47 @@ func BenchmarkPathological(b *testing.B) {
 			}
 		})
 	}
+}
+
+// TestCostIsLinear doubles pathological inputs and checks that the memory
+// the analysis allocates at most about doubles too. Bytes allocated are
+// deterministic where time is not, so this holds on a loaded machine.
+func TestCostIsLinear(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"nested substitution": func(n int) string { return strings.Repeat("echo $(", n) + "x" + strings.Repeat(")", n) },
+		"nested quotes":       func(n int) string { return strings.Repeat(`"$(echo `, n) + strings.Repeat(`)"`, n) },
+		"heredoc":             func(n int) string { return "cat <<EOF\n" + strings.Repeat("line $(date) `id` $HOME\n", n) + "EOF" },
+		"pipeline":            func(n int) string { return strings.Repeat("cat | ", n) + "wc" },
+		"and chain":           func(n int) string { return strings.Repeat("true && ", n) + "rm x" },
+		"bash -c in loop":     func(n int) string { return strings.Repeat("for i in 1; do bash -c 'sudo rm x'; done; ", n) },
+		"nested ifs":          func(n int) string { return strings.Repeat("if true; then ", n) + "rm x" + strings.Repeat("; fi", n) },
+	}
+	for name, shape := range shapes {
+		t.Run(name, func(t *testing.T) {
+			small, large := allocated(shape(200)), allocated(shape(400))
+			if ratio := float64(large) / float64(small); ratio > 2.6 {
+				t.Errorf("doubling the input multiplied the memory by %.1f (%d -> %d bytes)", ratio, small, large)
+			}
+		})
+	}
+}
+
+func TestViaIsBounded(t *testing.T) {
+	a := Analyze(strings.Repeat("sudo bash -c \"$(", 40) + "rm x" + strings.Repeat(")\"", 40))
+	inv, ok := find(a, "rm")
+	if !ok {
+		t.Fatalf("rm not found: %+v", a)
+	}
+	if len(inv.Via) > maxVia || !slices.Contains(inv.Via, elidedVia) || inv.Via[0] != "$(...)" {
+		t.Errorf("Via = %q, want at most %d steps, the outermost first, with %q", inv.Via, maxVia, elidedVia)
+	}
+}
+
+func allocated(src string) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	Analyze(src)
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

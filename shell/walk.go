@@ -42,7 +42,7 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	outer := a.writes
 	defer func() { a.writes = outer }()
 	for _, r := range s.Redirs {
-		if f, ok := writtenFile(c, r); ok {
+		if f, ok := writtenFile(c, r); ok && len(a.writes) < maxWrites {
 			// Copy on append: the slice is shared with enclosing statements.
 			a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
 		}
@@ -79,6 +79,10 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	}
 	a.command(c, s.Cmd, in)
 }
+
+// maxWrites bounds Invocation.Writes: a command inside many redirected
+// statements need not list them all to be known to write.
+const maxWrites = 16
 
 // writtenFile reports the file an output redirection writes to: the
 // target of >, >>, >|, &>, &>>, <> and of >& with a word that is not a

@@ -3,6 +3,7 @@ package shell
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -138,24 +139,42 @@ func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func
 			if skel {
 				b.WriteString(dynamicPlaceholder)
 			} else {
-				b.WriteString(c.source(x))
+				b.WriteString(clipSource(c.source(x)))
 			}
 		case *syntax.ParamExp:
 			if skel && !simpleParam(x) {
 				b.WriteString(dynamicPlaceholder)
 			} else {
-				b.WriteString(c.source(x))
+				b.WriteString(clipSource(c.source(x)))
 			}
 		case *syntax.ProcSubst, *syntax.ArithmExp:
 			if skel {
 				b.WriteString(dynamicPlaceholder)
 			} else {
-				b.WriteString(c.source(p))
+				b.WriteString(clipSource(c.source(p)))
 			}
 		default:
-			b.WriteString(c.source(p))
+			b.WriteString(clipSource(c.source(p)))
 		}
 	}
+}
+
+// maxSourceText bounds the source text of one run-time part in an approx
+// rendering. Without it nested substitutions, each rendered at its own
+// level, would copy the text inside them once per level: quadratic cost.
+const maxSourceText = 256
+
+// clipSource cuts the source text of a run-time part to maxSourceText bytes,
+// at a character boundary, marking the cut with "…".
+func clipSource(s string) string {
+	if len(s) <= maxSourceText {
+		return s
+	}
+	i := maxSourceText
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }
 
 // simpleParam reports whether a parameter expansion holds no word or
