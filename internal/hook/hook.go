@@ -242,7 +242,13 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		d = hostio.Decision{Permission: hostio.Ask, Reason: unknownReason(out.Unknown, v)}
 		decision = audit.DecisionAsk
 	default:
-		d = hostio.Decision{Permission: hostio.Deny, Reason: failedReason(out.Failures)}
+		reason := failedReason(out.Failures)
+		if len(out.Unknown) > 0 {
+			// Said as well, so that a retry after the failure is mended
+			// is not met by a second surprise.
+			reason += "; " + strings.TrimPrefix(unknownReason(out.Unknown, v), "rewind: ")
+		}
+		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
 	r.record(decision, d, v)

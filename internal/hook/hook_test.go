@@ -147,6 +147,11 @@ func TestDecisionTable(t *testing.T) {
 			logged: audit.DecisionPending,
 		},
 		{
+			name: "failed and unknown", command: "govc vm.power -off paused-01 nosuch", decision: "deny",
+			want:   []string{"ReplicationPausedUserInitiated", "nosuch is not a VM Zerto protects"},
+			logged: audit.DecisionDeny,
+		},
+		{
 			name: "unknown VM", command: "govc vm.power -off -vm nosuch", decision: "ask",
 			want:   []string{"nosuch is not a VM Zerto protects: nothing to rewind to"},
 			logged: audit.DecisionAsk,
