@@ -218,6 +218,7 @@ func TestDetails(t *testing.T) {
 		{"writes append and all", `cat a >> log &>out`, "cat", writes("log", "out")},
 		{"writes of a group", `{ uptime; df; } > report`, "df", writes("report")},
 		{"writes >& file", `echo x >&out.txt`, "echo", writes("out.txt")},
+		{"writes >| file", `echo x >| forced`, "echo", writes("forced")},
 		{"writes dynamic file", `echo x > "$F"`, "echo", writes(`"$F"`)},
 		{"no writes to /dev/null or descriptors", `ls >/dev/null 2>&1 >&2`, "ls", writes()},
 		{"no writes from input", `cat < /etc/hosts`, "cat", writes()},

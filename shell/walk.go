@@ -89,7 +89,7 @@ const maxWrites = 16
 // descriptor. Writing to /dev/null changes nothing.
 func writtenFile(c *code, r *syntax.Redirect) (string, bool) {
 	switch r.Op {
-	case syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.RdrAll, syntax.AppAll, syntax.RdrInOut:
 	case syntax.DplOut:
 		if lit := r.Word.Lit(); lit == "-" || lit != "" && strings.Trim(lit, "0123456789") == "" {
 			return "", false

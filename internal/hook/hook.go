@@ -162,26 +162,21 @@ func loadConfig(flagPath, cwd string, getenv func(string) string) (*policy.Confi
 // put to the user: the config's own rules and Zerto settings are unknown.
 func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
-	pol, err := policy.New(policy.Default())
-	if err != nil {
-		d := hostio.Decision{Permission: hostio.Ask, Reason: msg}
-		r.record(audit.DecisionAsk, d, policy.Verdict{})
-		r.rec.Error = cfgErr.Error()
-		return d
+	d, v := hostio.Decision{Permission: hostio.Ask, Reason: msg}, policy.Verdict{}
+	if pol, err := policy.New(policy.Default()); err == nil {
+		v = pol.Classify(r.ev.Call())
+		if v.Effect == policy.None {
+			d = hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+		} else {
+			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v))
+			d.SystemMessage = msg
+		}
 	}
-	v := pol.Classify(r.ev.Call())
-	if v.Effect == policy.None {
-		d := hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
-		r.record(audit.DecisionNone, d, v)
-		r.rec.Error = cfgErr.Error()
-		return d
+	decision := audit.DecisionAsk
+	if d.Permission == hostio.NoOpinion {
+		decision = audit.DecisionNone
 	}
-	d := hostio.Decision{
-		Permission:    hostio.Ask,
-		Reason:        fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v)),
-		SystemMessage: msg,
-	}
-	r.record(audit.DecisionAsk, d, v)
+	r.record(decision, d, v)
 	r.rec.Error = cfgErr.Error()
 	return d
 }
