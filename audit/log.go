@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -35,6 +36,10 @@ const (
 	DefaultMaxSize = 10 << 20
 	DefaultKeep    = 3
 )
+
+// lockPoll is how often AppendContext retries a lock another process holds;
+// appending a line takes well under a millisecond.
+const lockPoll = 5 * time.Millisecond
 
 // maxTextRunes bounds the free-text fields of a record (Reason, ZertoError,
 // Error), so one verbose failure cannot bloat the log.
@@ -85,7 +90,12 @@ func (l *Log) keep() int {
 // makes the excerpt and free-text fields safe to keep: the excerpt is cut to
 // DefaultExcerptRunes, and they all pass through Redact, so a caller's
 // mistake cannot put a secret in the log.
-func (l *Log) Append(r *Record) error {
+func (l *Log) Append(r *Record) error { return l.AppendContext(context.Background(), r) }
+
+// AppendContext is Append waiting for the log's lock no longer than ctx
+// allows: a process that holds it and never lets go (one stopped while
+// writing) must not keep a hook from answering in time.
+func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 	if r.ID == "" {
 		r.ID = NewID(r.ToolUseID)
 	}
@@ -107,8 +117,9 @@ func (l *Log) Append(r *Record) error {
 		return fmt.Errorf("creating state folder: %w", err)
 	}
 	lock := flock.New(filepath.Join(l.dir, lockName), flock.SetPermissions(0o600))
-	if err := lock.Lock(); err != nil {
-		return fmt.Errorf("locking the audit log: %w", err)
+	ok, err := lock.TryLockContext(ctx, lockPoll)
+	if err != nil || !ok {
+		return fmt.Errorf("locking the audit log: %w", errors.Join(err, ctx.Err()))
 	}
 	defer lock.Close()
 	return l.appendLocked(line)

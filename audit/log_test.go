@@ -3,6 +3,7 @@ package audit
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/gofrs/flock"
 )
 
 func TestStateDir(t *testing.T) {
@@ -418,5 +421,26 @@ func assertMode(t *testing.T, name string, want os.FileMode) {
 	}
 	if fi.Mode()&(os.ModeDir|os.ModePerm) != want {
 		t.Errorf("%s has mode %v, want %v", name, fi.Mode(), want)
+	}
+}
+
+// TestAppendContextLockHeld: a lock another process never lets go costs
+// the record, not the caller's deadline.
+func TestAppendContextLockHeld(t *testing.T) {
+	dir := t.TempDir()
+	fl := flock.New(filepath.Join(dir, lockName))
+	if err := fl.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	defer fl.Unlock()
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	err := Open(dir).AppendContext(ctx, &Record{Decision: DecisionDeny})
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("err = %v, want the deadline", err)
+	}
+	if el := time.Since(start); el > 500*time.Millisecond {
+		t.Errorf("took %v", el)
 	}
 }

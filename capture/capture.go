@@ -32,6 +32,9 @@ type Options struct {
 	ReuseWithin time.Duration
 	// Targets maps host names written in commands to Zerto VM names.
 	Targets policy.TargetsConfig
+	// PendingMayRun says that a pending outcome is asked, not denied
+	// (hook.pending = "ask"), so the call may run before its tag lands.
+	PendingMayRun bool
 	// ResolveTTL is how long a resolution is cached; DefaultResolveTTL when
 	// zero, no caching when negative.
 	ResolveTTL time.Duration
@@ -219,18 +222,26 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 	case len(out.Unknown) > 0 || len(req.Targets) == 0:
 		out.Kind = UnknownTarget
 	}
-	if out.Kind == Protected {
-		// The call runs from here on: later calls need a tag newer than now.
+	if c.mayRun(out.Kind) {
+		// The call may run from here on: later calls need a tag newer than
+		// now. A record lost (the lock not had within its grace, a state
+		// folder that cannot be written) is not retried: the hook's answer
+		// comes first.
 		now := c.o.Now()
 		for _, p := range out.Points {
-			if err := c.letThrough(ctx, p.VPGIdentifier, now); err != nil {
-				// The call is protected; a lost record only makes a later
-				// call insert a tag it could have reused, never the reverse.
-				continue
-			}
+			_ = c.letThrough(ctx, p, now)
 		}
 	}
 	return out
+}
+
+// mayRun reports whether the call may run after an outcome of kind k: when
+// protected, when asked about an unknown target (the user may say yes), and
+// when pending is asked rather than denied. A checkpoint that landed for
+// such a call predates what the call changes, so it must not protect the
+// next call.
+func (c *Capturer) mayRun(k Kind) bool {
+	return k == Protected || k == UnknownTarget || k == Pending && c.o.PendingMayRun
 }
 
 // result is one VPG's part of an Outcome.

@@ -456,13 +456,16 @@ func TestStateBar(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	s := &vpgState{}
 	for _, d := range []time.Duration{1, 5, 9} {
-		s.addLetThrough(base.Add(d * time.Second))
+		s.addLetThrough(letThrough{At: base.Add(d * time.Second), Checkpoint: base.Add(d*time.Second + time.Minute)})
 	}
-	if got := s.bar(base.Add(6 * time.Second)); !got.Equal(base.Add(5 * time.Second)) {
-		t.Errorf("bar = %v, want the let-through at +5s", got.Sub(base))
+	if got := s.bar(base.Add(6 * time.Second)); !got.at.Equal(base.Add(5*time.Second)) || !got.checkpoint.Equal(base.Add(65*time.Second)) {
+		t.Errorf("bar = %v/%v, want the let-through at +5s (+65s on the ZVM's clock)", got.at.Sub(base), got.checkpoint.Sub(base))
 	}
-	if got := s.bar(base); !got.IsZero() {
-		t.Errorf("bar before any let-through = %v, want zero", got)
+	if got := s.bar(base); !got.at.IsZero() || !got.checkpoint.IsZero() {
+		t.Errorf("bar before any let-through = %+v, want zero", got)
+	}
+	if b := s.bar(base.Add(6 * time.Second)); b.newer(base.Add(time.Minute)) || !b.newer(base.Add(66*time.Second)) {
+		t.Error("a tag must be newer than the bar on both clocks")
 	}
 }
 

@@ -59,29 +59,50 @@ func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, call
 		return result{kind: Failed, point: pt, err: &VPGStateError{VPG: pt.VPG, Status: vpg.Status, SubStatus: vpg.SubStatus, Reason: reason}}
 	}
 
-	landed, w, err := c.decide(ctx, arrival, &pt, callID)
-	switch {
-	case err != nil:
-		return result{kind: Failed, point: pt, err: err}
-	case landed != nil:
-		pt.Tag, pt.Identifier, pt.Time, pt.Reused = landed.Tag, landed.Identifier, landed.Time, true
-		return result{kind: Protected, point: pt}
+	for joined := 0; ; joined++ {
+		landed, w, err := c.decide(ctx, arrival, &pt, callID)
+		switch {
+		case err != nil:
+			return result{kind: Failed, point: pt, err: err}
+		case landed != nil:
+			pt.Tag, pt.Identifier, pt.Time, pt.Reused = landed.Tag, landed.Identifier, landed.Time, true
+			return result{kind: Protected, point: pt}
+		}
+		pt.Reused = !w.ours
+		r := c.await(ctx, &pt, w)
+		// Another call's insert that failed is not this call's failure:
+		// await dropped it, so deciding again inserts a tag of its own.
+		if r.kind == Failed && !w.ours && joined == 0 && zvm.KindOf(r.err) == zvm.KindTaskFailed && ctx.Err() == nil {
+			continue
+		}
+		return r
 	}
-	pt.Reused = !w.ours
-	return c.await(ctx, &pt, w)
 }
 
 // decide, under the VPG's lock, finds a tag that already protects the call,
 // or the tag in flight to wait for, or inserts one.
 func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, callID string) (*zvm.Checkpoint, wait, error) {
 	id := pt.VPGIdentifier
+	st := &vpgState{}
 	fl, err := c.lockVPG(ctx, id)
-	if err != nil {
+	switch {
+	case err == nil:
+		defer fl.Unlock()
+		st = c.loadState(id)
+	case ctx.Err() != nil:
 		return nil, wait{}, err
+	default:
+		// The state folder cannot be used. Without the record of earlier
+		// calls no tag is known to be newer than them, so this call gets a
+		// tag of its own: no reuse, no joining, no record.
+		fl = nil
 	}
-	defer fl.Unlock()
-
-	st := c.loadState(id)
+	save := func() {
+		if fl != nil {
+			// A lost state write costs a later call one more insert.
+			_ = c.saveState(id, st)
+		}
+	}
 	st.VPG = pt.VPG
 	now := c.o.Now()
 	cps, cadence, err := c.recent(ctx, id, st, now)
@@ -91,11 +112,10 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	st.CadenceMS = cadence.Milliseconds()
 	pt.Cadence = cadence
 
-	if cp, ok := c.reusable(cps, st, st.bar(arrival), now, cadence); ok {
+	if cp, ok := c.reusable(cps, st, st.bar(arrival), now, cadence); ok && fl != nil {
 		st.dropPending(cp.Tag)
 		st.LastTag = &landedTag{Tag: cp.Tag, Identifier: cp.Identifier, Time: cp.Time}
-		// A lost state write costs a later call one more insert, no more.
-		c.saveState(id, st)
+		save()
 		return &cp, wait{}, nil
 	}
 
@@ -107,7 +127,7 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	})
 	if n := len(st.Pending); n > 0 {
 		p := st.Pending[n-1]
-		c.saveState(id, st)
+		save()
 		return nil, wait{tag: p.Tag, task: p.Task, inserted: p.Inserted, expected: p.Expected}, nil
 	}
 
@@ -123,7 +143,7 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	}
 	p := pendingTag{Tag: tag, Task: task, Inserted: now, Expected: nextTick(cps, cadence, now)}
 	st.Pending = append(st.Pending, p)
-	c.saveState(id, st)
+	save()
 	return nil, wait{tag: p.Tag, task: p.Task, inserted: p.Inserted, expected: p.Expected, ours: true}, nil
 }
 
@@ -212,13 +232,14 @@ func nextTick(cps []zvm.Checkpoint, cadence time.Duration, now time.Time) time.T
 
 // reusable returns the newest rewind tag that protects a call: written
 // after bar (the last call let through before this one arrived) and not
-// older than ReuseWithin. Zerto's untagged checkpoints never qualify.
+// older than ReuseWithin. Zerto's untagged checkpoints never qualify, nor
+// does one without a CheckpointIdentifier, which nothing can rewind to.
 //
 // A tag still recorded as pending was announced to an agent, which was told
 // to retry once it lands; on a slow journal that retry cannot be timed to
 // the second, so such a tag stays valid for a whole cadence after it lands
 // (nothing was let through on the VPG since: bar says so).
-func (c *Capturer) reusable(cps []zvm.Checkpoint, st *vpgState, bar, now time.Time, cadence time.Duration) (zvm.Checkpoint, bool) {
+func (c *Capturer) reusable(cps []zvm.Checkpoint, st *vpgState, b bar, now time.Time, cadence time.Duration) (zvm.Checkpoint, bool) {
 	var best zvm.Checkpoint
 	found := false
 	for _, cp := range cps {
@@ -226,7 +247,7 @@ func (c *Capturer) reusable(cps []zvm.Checkpoint, st *vpgState, bar, now time.Ti
 		if st.hasPending(cp.Tag) {
 			window = PendingReuseWindow(c.o.ReuseWithin, cadence)
 		}
-		if !c.isRewindTag(cp.Tag) || !cp.Time.After(bar) || now.Sub(cp.Time) > window {
+		if !c.isRewindTag(cp.Tag) || cp.Identifier == "" || !b.newer(cp.Time) || now.Sub(cp.Time) > window {
 			continue
 		}
 		if !found || cp.Time.After(best.Time) {
@@ -288,6 +309,10 @@ func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 		}
 		if i := slices.IndexFunc(cps, func(cp zvm.Checkpoint) bool { return cp.Tag == w.tag }); i >= 0 {
 			cp := cps[i]
+			if cp.Identifier == "" {
+				return fails(&zvm.Error{Kind: zvm.KindMalformed, Op: "GET checkpoints of VPG " + pt.VPGIdentifier,
+					Err: fmt.Errorf("checkpoint %q is listed without a CheckpointIdentifier, so nothing can rewind to it", cp.Tag)})
+			}
 			pt.Identifier, pt.Time = cp.Identifier, cp.Time
 			c.update(ctx, pt.VPGIdentifier, func(st *vpgState) {
 				st.dropPending(w.tag)
@@ -315,14 +340,18 @@ func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 }
 
 // taskFailure returns a *zvm.Error of KindTaskFailed, carrying Zerto's
-// CompleteReason, when the insert task failed or was stopped; nil when it
-// did not, or when its state cannot be had (the journal will tell).
+// CompleteReason, when the insert task failed or was stopped, or when Zerto
+// no longer knows it (a tag without a task never lands); nil when it did
+// not fail, or when its state cannot be had (the journal will tell).
 func (c *Capturer) taskFailure(ctx context.Context, id string) error {
 	if id == "" {
 		return nil
 	}
 	t, err := c.z.Task(ctx, id)
-	if err != nil || (t.State != zvm.TaskFailed && t.State != zvm.TaskStopped) {
+	switch {
+	case zvm.IsNotFound(err):
+		return &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Err: err}
+	case err != nil || (t.State != zvm.TaskFailed && t.State != zvm.TaskStopped):
 		return nil
 	}
 	return &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Message: t.CompleteReason}

@@ -19,16 +19,25 @@ import (
 // vpg-<id>.json in the state folder.
 type vpgState struct {
 	VPG string `json:"vpg,omitempty"`
-	// LetThrough are the times rewind let protected calls on this VPG run,
-	// newest last: a tag protects a call only if written after every call
-	// let through before that call arrived.
-	LetThrough []time.Time `json:"let_through,omitempty"`
+	// LetThrough are the calls on this VPG that rewind let run (or put to
+	// the user, who may let them run), newest last: a tag protects a call
+	// only if written after every call let through before that call arrived.
+	LetThrough []letThrough `json:"let_through,omitempty"`
 	// CadenceMS is the journal cadence last estimated, in milliseconds.
 	CadenceMS int64 `json:"cadence_ms,omitempty"`
 	// Pending are the tags Zerto accepted and has not been seen writing.
 	Pending []pendingTag `json:"pending,omitempty"`
 	// LastTag is the newest rewind tag seen in the journal.
 	LastTag *landedTag `json:"last_tag,omitempty"`
+}
+
+// letThrough is one call let through. At is this machine's clock;
+// Checkpoint is the ZVM's: the TimeStamp of the newest checkpoint that
+// protected the call. Comparing a tag with both keeps a ZVM whose clock is
+// ahead from making a tag written before the call look newer than it.
+type letThrough struct {
+	At         time.Time `json:"at"`
+	Checkpoint time.Time `json:"checkpoint,omitzero"`
 }
 
 type pendingTag struct {
@@ -53,21 +62,35 @@ const (
 
 func (s *vpgState) cadence() time.Duration { return time.Duration(s.CadenceMS) * time.Millisecond }
 
-// bar returns the time a tag must be newer than to protect a call that
-// arrived at arrival: the last let-through before it.
-func (s *vpgState) bar(arrival time.Time) time.Time {
-	var b time.Time
-	for _, t := range s.LetThrough {
-		if t.Before(arrival) && t.After(b) {
-			b = t
+// bar is what a tag must be newer than to protect a call: the last call
+// let through before the call arrived, on either clock.
+type bar struct{ at, checkpoint time.Time }
+
+// newer reports whether checkpoint time t is past the bar.
+func (b bar) newer(t time.Time) bool { return t.After(b.at) && t.After(b.checkpoint) }
+
+// bar returns the bar for a call that arrived at arrival.
+func (s *vpgState) bar(arrival time.Time) bar {
+	var b bar
+	for _, l := range s.LetThrough {
+		if l.At.Before(arrival) {
+			b.at = later(b.at, l.At)
+			b.checkpoint = later(b.checkpoint, l.Checkpoint)
 		}
 	}
 	return b
 }
 
-func (s *vpgState) addLetThrough(now time.Time) {
-	s.LetThrough = append(s.LetThrough, now)
-	s.LetThrough = slices.DeleteFunc(s.LetThrough, func(t time.Time) bool { return now.Sub(t) > keepLetThroughAge })
+func later(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}
+
+func (s *vpgState) addLetThrough(l letThrough) {
+	s.LetThrough = append(s.LetThrough, l)
+	s.LetThrough = slices.DeleteFunc(s.LetThrough, func(o letThrough) bool { return l.At.Sub(o.At) > keepLetThroughAge })
 	if n := len(s.LetThrough); n > keepLetThrough {
 		s.LetThrough = slices.Delete(s.LetThrough, 0, n-keepLetThrough)
 	}
@@ -114,30 +137,45 @@ func LockFile(stateDir, vpgID string) string {
 // under the lock takes a few requests, so a short retry keeps waiters close.
 const lockPoll = 10 * time.Millisecond
 
+// errNoStateDir says that no state folder is configured.
+var errNoStateDir = errors.New("no state folder")
+
 // lockVPG takes the VPG's lock, waiting no longer than ctx allows.
 func (c *Capturer) lockVPG(ctx context.Context, vpgID string) (*flock.Flock, error) {
+	if c.o.StateDir == "" {
+		return nil, errNoStateDir
+	}
 	if err := os.MkdirAll(c.o.StateDir, 0o700); err != nil {
 		return nil, fmt.Errorf("creating state folder: %w", err)
 	}
-	fl := flock.New(LockFile(c.o.StateDir, vpgID), flock.SetPermissions(0o600))
+	name := LockFile(c.o.StateDir, vpgID)
+	fl := flock.New(name, flock.SetPermissions(0o600))
 	ok, err := fl.TryLockContext(ctx, lockPoll)
 	if err != nil || !ok {
 		if ctxErr := ctx.Err(); ctxErr != nil {
-			return nil, fmt.Errorf("waiting for another rewind process deciding about this VPG: %w", ctxErr)
+			// A process that never lets go (stopped, or hung on a network
+			// file system) is found by this name: fuser, lsof.
+			return nil, fmt.Errorf("waiting for another rewind process deciding about this VPG (lock %s): %w", name, ctxErr)
 		}
 		return nil, fmt.Errorf("locking VPG state: %w", err)
 	}
 	return fl, nil
 }
 
-// loadState reads a VPG's state; a missing file is a VPG never seen, and a
-// damaged one is treated the same, since the worst that costs is one more
-// insert.
+// loadState reads a VPG's state; a missing file is a VPG never seen. A
+// damaged file has lost the record of the calls let through, which a tag
+// must be newer than: it reads as a call let through when the file was
+// last written, so that no tag from before then is reused.
 func (c *Capturer) loadState(vpgID string) *vpgState {
 	s := &vpgState{}
-	data, err := os.ReadFile(filepath.Join(c.o.StateDir, fileStem(vpgID)+".json"))
+	name := filepath.Join(c.o.StateDir, fileStem(vpgID)+".json")
+	data, err := os.ReadFile(name)
 	if err == nil && json.Unmarshal(data, s) != nil {
-		*s = vpgState{}
+		at := c.o.Now()
+		if fi, err := os.Stat(name); err == nil && fi.ModTime().Before(at) {
+			at = fi.ModTime()
+		}
+		*s = vpgState{LetThrough: []letThrough{{At: at}}}
 	}
 	return s
 }
@@ -150,20 +188,20 @@ func (c *Capturer) saveState(vpgID string, s *vpgState) error {
 	return writeFile(c.o.StateDir, fileStem(vpgID)+".json", data)
 }
 
-// letThrough records that a call on the VPG runs from now on.
-func (c *Capturer) letThrough(ctx context.Context, vpgID string, now time.Time) error {
+// letThrough records that a call protected by p may run from now on.
+func (c *Capturer) letThrough(ctx context.Context, p Point, now time.Time) error {
 	// The record must not be lost to a deadline that just passed, since it
 	// keeps a later call from reusing a tag older than this one.
 	ctx, cancel := graceContext(ctx)
 	defer cancel()
-	fl, err := c.lockVPG(ctx, vpgID)
+	fl, err := c.lockVPG(ctx, p.VPGIdentifier)
 	if err != nil {
 		return err
 	}
 	defer fl.Unlock()
-	s := c.loadState(vpgID)
-	s.addLetThrough(now)
-	return c.saveState(vpgID, s)
+	s := c.loadState(p.VPGIdentifier)
+	s.addLetThrough(letThrough{At: now, Checkpoint: p.Time})
+	return c.saveState(p.VPGIdentifier, s)
 }
 
 // stateGrace is how long a state update may take past the capture's

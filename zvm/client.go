@@ -20,6 +20,10 @@ import (
 // below it.
 const maxBody = 32 << 20
 
+// defaultCacheLockWait bounds the wait for another process's login: one
+// login through Keycloak takes well under a second.
+const defaultCacheLockWait = 3 * time.Second
+
 // maxAttempts bounds the tries of an idempotent request; the caller's
 // deadline usually ends retrying first.
 const maxAttempts = 5
@@ -34,6 +38,9 @@ type Client struct {
 
 	// retryBase is the first backoff delay; tests shorten it.
 	retryBase time.Duration
+	// cacheLockWait bounds the wait for the token cache's lock; tests
+	// shorten it.
+	cacheLockWait time.Duration
 
 	mu  sync.Mutex // guards tok, and serialises logins within the process
 	tok token
@@ -50,7 +57,7 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: u.String(), http: hc, retryBase: 200 * time.Millisecond}
+	c := &Client{base: u.String(), http: hc, retryBase: 200 * time.Millisecond, cacheLockWait: defaultCacheLockWait}
 	switch o.Auth {
 	case AuthSession:
 		c.auth = &session{c: c, username: o.Username, password: o.Password}
@@ -282,13 +289,17 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	if c.tok.AccessToken != rejected && c.tok.usable(now) {
 		return c.tok, nil
 	}
-	unlock, err := c.cache.lock(ctx)
+	// The lock only spares the ZVM concurrent logins. A holder that does
+	// not let go (a process stopped mid-login), or a cache folder that
+	// cannot be written, costs this process a login of its own, not the
+	// request.
+	lockCtx, cancel := context.WithTimeout(ctx, c.cacheLockWait)
+	unlock, err := c.cache.lock(lockCtx)
+	cancel()
 	if err != nil {
 		if ctx.Err() != nil {
 			return token{}, &Error{Kind: KindTimeout, Op: "token cache", Err: ctx.Err()}
 		}
-		// A cache folder that cannot be written costs a login per process,
-		// not the request.
 		unlock = func() {}
 	}
 	defer unlock()

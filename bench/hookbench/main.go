@@ -2,7 +2,11 @@
 // hook and the anchor guards, run alternately on the same events in one run,
 // so that the machine's noise falls on all of them alike.
 //
-//	go run ./bench/hookbench [-n 200] [-anchors ../shared/anchors]
+//	go run ./bench/hookbench [-n 200] [-anchors ../shared/anchors] [-safety-net BIN]
+//
+// With -safety-net it also runs the npm package cc-safety-net, a command
+// guard in TypeScript (npm install --prefix DIR cc-safety-net@2.4.5, then
+// -safety-net DIR/node_modules/.bin/cc-safety-net).
 //
 // It builds rewind (CGO_ENABLED=0, as the README installs it), then runs each guard n times per event and prints the
 // median and 90th percentile of the wall time of each, and the ratio of the
@@ -38,14 +42,15 @@ func main() {
 	n := flag.Int("n", 200, "runs per guard and event")
 	anchors := flag.String("anchors", "../shared/anchors", "folder of the anchor guards")
 	python := flag.String("python", "/usr/bin/python3", "the system python3 for seed_guard.py")
+	safetyNet := flag.String("safety-net", "", "the cc-safety-net command, to measure it too")
 	flag.Parse()
-	if err := run(*n, *anchors, *python); err != nil {
+	if err := run(*n, *anchors, *python, *safetyNet); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, anchors, python string) error {
+func run(n int, anchors, python, safetyNet string) error {
 	dir, err := os.MkdirTemp("", "hookbench")
 	if err != nil {
 		return err
@@ -65,7 +70,10 @@ func run(n int, anchors, python string) error {
 	if _, err := os.Stat(seed); err == nil {
 		guards = append(guards, guard{"seed_guard.py", []string{python, seed}})
 	} else {
-		fmt.Fprintf(os.Stderr, "hookbench: no %s: measuring rewind alone\n", seed)
+		fmt.Fprintf(os.Stderr, "hookbench: no %s: measuring rewind without it\n", seed)
+	}
+	if safetyNet != "" {
+		guards = append(guards, guard{"cc-safety-net", []string{safetyNet, "hook", "--claude-code"}})
 	}
 
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)

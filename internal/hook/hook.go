@@ -35,7 +35,7 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), onError: "allow"}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, onError: "allow"}
 	d := r.decideEvent(ctx, stdin)
 	if r.rec != nil {
 		r.appendAudit()
@@ -48,8 +48,10 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 
 // run is one hook run: its event, and the audit record its decision makes.
 type run struct {
-	opts    *Options
-	start   time.Time
+	opts  *Options
+	start time.Time
+	// budget is hook.budget, the default until the config is read.
+	budget  time.Duration
 	onError string
 	ev      *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
@@ -102,7 +104,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
-	r.onError = cfg.Hook.OnError
+	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
 
 	pol, err := policy.New(cfg)
 	if err != nil {
@@ -143,9 +145,10 @@ func (r *run) fallbackOnError() string {
 }
 
 // reserve is the part of the budget kept back from capture for logging and
-// answering, so that the answer is out before the budget ends.
+// answering, so that the answer is out before the budget ends even on a
+// loaded machine: a twentieth of the budget, at least 250 ms, at most 2 s.
 func reserve(budget time.Duration) time.Duration {
-	return min(max(budget/20, 50*time.Millisecond), 2*time.Second)
+	return min(max(budget/20, 250*time.Millisecond), 2*time.Second)
 }
 
 func loadConfig(flagPath, cwd string, getenv func(string) string) (*policy.Config, error) {
@@ -213,13 +216,16 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 	}
 	stateDir, err := audit.StateDir(r.getenv)
 	if err != nil {
-		return r.internalError(err)
+		// Capture works without its state, each call with a tag of its own.
+		r.warnf("%v: checkpoints are not reused", err)
+		stateDir = ""
 	}
 	c := capture.New(z, capture.Options{
-		StateDir:    stateDir,
-		TagPrefix:   cfg.Hook.TagPrefix,
-		ReuseWithin: cfg.Capture.ReuseWithin,
-		Targets:     cfg.Targets,
+		StateDir:      stateDir,
+		TagPrefix:     cfg.Hook.TagPrefix,
+		ReuseWithin:   cfg.Capture.ReuseWithin,
+		Targets:       cfg.Targets,
+		PendingMayRun: cfg.Hook.Pending == "ask",
 	})
 	id := audit.NewID(r.ev.ToolUseID)
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
@@ -467,7 +473,10 @@ func (r *run) appendAudit() {
 		r.warnf("audit log: %v", err)
 		return
 	}
-	if err := audit.Open(dir).Append(r.rec); err != nil {
+	// The answer must be out within the budget, logged or not.
+	ctx, cancel := context.WithDeadline(context.Background(), r.start.Add(r.budget))
+	defer cancel()
+	if err := audit.Open(dir).AppendContext(ctx, r.rec); err != nil {
 		r.warnf("audit log: %v", err)
 	}
 }
