@@ -3,6 +3,8 @@ package policy
 import (
 	"path"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -81,7 +83,7 @@ func compileCommand(r CommandRule, origin string) (*commandRule, error) {
 		c.cmdlets = append(c.cmdlets, strings.ToLower(p))
 	}
 	for _, p := range r.PayloadContains {
-		c.payload = append(c.payload, strings.ToLower(p))
+		c.payload = append(c.payload, foldSpace(strings.ToLower(p)))
 	}
 	c.label = r.Match
 	if len(r.Cmdlets) > 0 {
@@ -129,6 +131,13 @@ func (c *commandRule) isValueOpt(s *subject, word string) bool {
 // options, not the values of options that take one, and everything after
 // "--".
 func (c *commandRule) positionals(s *subject) []int {
+	return c.positionalsAs(s, false)
+}
+
+// positionalsAs is positionals; with greedy set, an option not known to
+// take a value is read as taking the next word when that word is not an
+// option itself ("kubectl -n prod delete").
+func (c *commandRule) positionalsAs(s *subject, greedy bool) []int {
 	var pos []int
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
@@ -144,6 +153,9 @@ func (c *commandRule) positionals(s *subject) []int {
 			return pos
 		case len(a) > 1 && a[0] == '-':
 			if c.isValueOpt(s, a) {
+				i++
+			} else if greedy && !strings.Contains(a, "=") && i+1 < len(s.args) &&
+				!strings.HasPrefix(s.args[i+1], "-") {
 				i++
 			}
 		default:
@@ -168,12 +180,14 @@ func (c *commandRule) match(s *subject) (rest []int, ok bool) {
 	}
 	pos := c.positionals(s)
 	if len(c.words) > 1 {
-		if len(pos) < len(c.words)-1 {
-			return nil, false
-		}
-		for k, w := range c.words[1:] {
-			i := pos[k]
-			if s.dynamic(i) && w != "*" || !glob(w, s.args[i]) && !s.dynamic(i) {
+		// Options the rule does not know may take a value and hide the
+		// words: a rule that asks for more than nothing reads them so
+		// when that alone makes the words match.
+		if !c.wordsMatch(s, pos) {
+			if c.src.Effect == None || !optionBefore(s, pos, len(c.words)-1) {
+				return nil, false
+			}
+			if pos = c.positionalsAs(s, true); !c.wordsMatch(s, pos) {
 				return nil, false
 			}
 		}
@@ -192,6 +206,37 @@ func (c *commandRule) match(s *subject) (rest []int, ok bool) {
 		return nil, false
 	}
 	return pos, true
+}
+
+// optionBefore reports whether an option comes before the n-th positional
+// word of s (or anywhere, when there are fewer), which alone could hide a
+// word behind a value.
+func optionBefore(s *subject, pos []int, n int) bool {
+	limit := len(s.args)
+	if n <= len(pos) {
+		limit = pos[n-1]
+	}
+	for i := 0; i < limit; i++ {
+		if a := s.args[i]; len(a) > 1 && a[0] == '-' && !s.dynamic(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsMatch reports whether the positional words pos of s begin with
+// the rule's words after the command name.
+func (c *commandRule) wordsMatch(s *subject, pos []int) bool {
+	if len(pos) < len(c.words)-1 {
+		return false
+	}
+	for k, w := range c.words[1:] {
+		i := pos[k]
+		if s.dynamic(i) && w != "*" || !glob(w, s.args[i]) && !s.dynamic(i) {
+			return false
+		}
+	}
+	return true
 }
 
 func glob(pattern, name string) bool {
@@ -245,10 +290,12 @@ func argIs(s *subject, i int, a, w string) bool {
 			return true
 		}
 	}
-	// A cluster of short flags: "-fu" holds "-f" and "-u".
+	// A cluster of short flags: "-fu" holds "-f" and "-u". The first
+	// letter of a cluster is always an option, whether the rest are more
+	// flags or its value: "-s2020" holds "-s", "-bn1" holds "-b".
 	if !s.ps && len(w) == 2 && w[0] == '-' && w[1] != '-' &&
-		len(a) > 2 && a[0] == '-' && a[1] != '-' && isLetters(a[1:]) {
-		return strings.IndexByte(a[1:], w[1]) >= 0
+		len(a) > 2 && a[0] == '-' && a[1] != '-' {
+		return a[1] == w[1] || isLetters(a[1:]) && strings.IndexByte(a[1:], w[1]) >= 0
 	}
 	return false
 }
@@ -263,16 +310,57 @@ func isLetters(s string) bool {
 	return true
 }
 
+// payloadContains reports whether a payload holds one of the phrases,
+// which are lower case with their white space folded (see foldSpace):
+// case and line breaks do not hide a phrase.
 func payloadContains(payload, phrases []string) bool {
 	for _, p := range payload {
-		lower := strings.ToLower(p)
+		text := foldSpace(strings.ToLower(p))
 		for _, ph := range phrases {
-			if strings.Contains(lower, ph) {
+			if strings.Contains(text, ph) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// needsFold reports whether s has white space other than single spaces.
+func needsFold(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch b := s[i]; {
+		case b >= utf8.RuneSelf, b == '\t', b == '\n', b == '\v', b == '\f', b == '\r':
+			return true
+		case b == ' ' && i+1 < len(s) && s[i+1] == ' ':
+			return true
+		}
+	}
+	return false
+}
+
+// foldSpace replaces each run of white space in s by one space.
+func foldSpace(s string) string {
+	if !needsFold(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsSpace(r) {
+			space = true
+			continue
+		}
+		if space {
+			b.WriteByte(' ')
+			space = false
+		}
+		b.WriteRune(r)
+	}
+	if space {
+		b.WriteByte(' ')
+	}
+	return b.String()
 }
 
 // extract finds the rule's targets in s; rest are the positional words

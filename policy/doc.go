@@ -16,7 +16,10 @@
 //
 // Command rules name the command's words (match), with options between the
 // words skipped, or PowerShell cmdlets (cmdlets) found in the code given to
-// pwsh -Command. Where a rule applies is set by on: remote commands are
+// pwsh -Command. An option the rule does not know to take a value may still
+// take one: a rule whose effect is more than none also matches when the
+// words appear only if such options take the next word ("kubectl -n prod
+// delete"). payload_contains ignores case and folds runs of white space. Where a rule applies is set by on: remote commands are
 // those the shell analysis reached through ssh. Targets are found by the
 // rule's target spec: flag:NAME, arg:N, args or host. A protect rule that
 // finds no target gives ask: a checkpoint of nothing protects nothing.

@@ -56,6 +56,9 @@ target = "flag:--node"
 [[command]]
 match = "virsh destroy"
 effect = "deny"
+[[command]]
+match = "kubectl delete"
+effect = "deny"
 `
 
 func newPolicy(t testing.TB, config string) *Policy {
@@ -106,6 +109,22 @@ func TestClassifyCommand(t *testing.T) {
 		{"virsh destroy web-01 && govc vm.power -off web-02", Deny, []string{"web-02"}},
 		{"govc vm.power -off web-01; ssh db-01 systemctl restart pg", Protect, []string{"web-01", "db-01"}},
 		{"echo \"$(virsh destroy web-01)\"", Deny, nil},
+
+		// Payload phrases survive other white space and attached values.
+		{"gh issue create --body 'we do  not\nrevisit this'", Deny, nil},
+		{"gh issue create -b'do not revisit'", Deny, nil},
+
+		// Options the rule does not know may take a value.
+		{"kubectl -n prod delete pod web", Deny, nil},
+		{"kubectl --context lab delete pod web", Deny, nil},
+		{"kubectl get -o wide pods", None, nil},
+		{"kubectl logs delete", None, nil},
+
+		// Wrappers, aliases and shells reached in other ways.
+		{"setsid -f virsh destroy web-01", Deny, nil},
+		{"flock /tmp/l -c 'virsh destroy web-01'", Deny, nil},
+		{"alias v='virsh destroy'\nv web-01", Deny, nil},
+		{"sudo -s <<'EOF'\nvirsh destroy web-01\nEOF", Deny, nil},
 
 		// Dynamic names and unparsed text.
 		{"$CMD web-01", Ask, nil},

@@ -255,9 +255,43 @@ func cmdletSubjects(inv *shell.Invocation, host string, remote bool) (subs []sub
 		return nil, dynamic, false
 	}
 	via := append(append([]string(nil), inv.Via...), inv.Name+" -Command")
+	subs, d := psSubjects(code, host, remote, via, 0)
+	return subs, dynamic || d, true
+}
+
+// maxPSDepth bounds how deep Invoke-Expression code is read again.
+const maxPSDepth = 8
+
+// psSubjects reads the subjects of PowerShell code. The code of
+// Invoke-Expression (iex) is read as code too.
+func psSubjects(code, host string, remote bool, via []string, depth int) (subs []subject, dynamic bool) {
 	for _, pipeline := range psPipelines(code) {
 		var carried []psWord
 		for _, stage := range pipeline {
+			// The dot-source operator runs the command as & does.
+			if stage[0].text == "." && !stage[0].dyn && len(stage) > 1 {
+				stage = stage[1:]
+			}
+			// A module-qualified name: VMware.VimAutomation.Core\Stop-VM.
+			if i := strings.LastIndexByte(stage[0].text, '\\'); i >= 0 && i < len(stage[0].text)-1 && !stage[0].dyn {
+				stage[0].text = stage[0].text[i+1:]
+			}
+			if stage[0].dyn {
+				dynamic = true
+				continue
+			}
+			if isInvokeExpression(stage[0].text) {
+				inner, ok := psExpression(stage)
+				if !ok || depth >= maxPSDepth {
+					dynamic = true
+					continue
+				}
+				more, d := psSubjects(inner, host, remote, append(via[:len(via):len(via)], "Invoke-Expression"), depth+1)
+				subs = append(subs, more...)
+				dynamic = dynamic || d
+				carried = nil
+				continue
+			}
 			s := subject{name: stage[0].text, host: host, remote: remote, ps: true, via: via}
 			hasVM := false
 			for _, w := range stage[1:] {
@@ -266,10 +300,6 @@ func cmdletSubjects(inv *shell.Invocation, host string, remote bool) (subs []sub
 				if psParam(w.text, "vm") {
 					hasVM = true
 				}
-			}
-			if stage[0].dyn {
-				dynamic = true
-				continue
 			}
 			if own := psVMs(stage); own != nil {
 				carried = own
@@ -282,7 +312,32 @@ func cmdletSubjects(inv *shell.Invocation, host string, remote bool) (subs []sub
 			subs = append(subs, s)
 		}
 	}
-	return subs, dynamic, true
+	return subs, dynamic
+}
+
+func isInvokeExpression(name string) bool {
+	return strings.EqualFold(name, "iex") || strings.EqualFold(name, "Invoke-Expression")
+}
+
+// psExpression returns the code an Invoke-Expression stage runs: its
+// -Command value or first positional word. It reports false when the code
+// is known only at run time, including code that comes down the pipeline.
+func psExpression(stage []psWord) (string, bool) {
+	for i := 1; i < len(stage); i++ {
+		w := stage[i]
+		switch {
+		case psParam(w.text, "command") && strings.Contains(w.text, ":"):
+			_, v, _ := strings.Cut(w.text, ":")
+			return v, !w.dyn
+		case psParam(w.text, "command") && i+1 < len(stage):
+			return stage[i+1].text, !stage[i+1].dyn
+		case len(w.text) > 1 && w.text[0] == '-':
+			continue
+		default:
+			return w.text, !w.dyn
+		}
+	}
+	return "", false
 }
 
 // psParam reports whether word is the parameter name (as -Name or -Name:v).

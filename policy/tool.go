@@ -26,7 +26,7 @@ func compileTool(r ToolRule, origin string) *toolRule {
 		t.vmArgs = strings.Split(r.VMArg, "|")
 	}
 	for _, p := range r.PayloadContains {
-		t.payload = append(t.payload, strings.ToLower(p))
+		t.payload = append(t.payload, foldSpace(strings.ToLower(p)))
 	}
 	return t
 }

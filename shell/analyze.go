@@ -39,6 +39,12 @@ type analyzer struct {
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
+	// aliases are the aliases the command string defines, by name.
+	aliases map[string]*aliasDef
+	// expansions counts alias expansions, which maxAliasExpansions bounds.
+	expansions int
+	// callLine is the last line of the simple command being run.
+	callLine uint
 }
 
 // code is one piece of shell source being walked: the command string itself

@@ -16,6 +16,9 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	if len(x.Args) == 0 {
 		return
 	}
+	if a.expandAlias(c, x, in) {
+		return
+	}
 	for _, w := range x.Args {
 		a.word(c, w)
 	}
@@ -23,6 +26,7 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	for i, w := range x.Args {
 		fields[i] = c.field(w)
 	}
+	a.callLine = x.End().Line()
 	a.run(c, c.source(x), fields, in)
 }
 
@@ -51,10 +55,18 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			a.run(c.with(name), src, args[i:], in)
 			return
 		}
+		// sudo -s and sudo -i without a command start a shell, which
+		// reads stdin.
+		if seen.has("-s", "--shell", "-i", "--login") && a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in) {
+			return
+		}
 	case "doas":
 		i, seen := doasOpts.parse(args)
 		if i < len(args) && !seen.has("-C", "-L") {
 			a.run(c.with(name), src, args[i:], in)
+			return
+		}
+		if i == len(args) && seen.has("-s") && a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in) {
 			return
 		}
 	case "env":
@@ -116,11 +128,15 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "su":
-		if cmd, ok := suCommand(args); ok {
+		if cmd, ok := suOpts.codeOption(args, 1, 'c', "command"); ok {
 			a.codeFields(c, name+" -c", src, []field{cmd}, in)
 			return
 		}
-	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash":
+		// Without -c su starts the user's shell, which reads stdin.
+		if a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in) {
+			return
+		}
+	case "bash", "sh", "zsh", "dash", "ksh", "mksh", "ash", "fish", "tcsh", "csh", "yash", "posh", "rbash", "ksh93", "oksh", "loksh":
 		a.shell(c, name, src, args, in)
 		return
 	case "ssh":
@@ -130,6 +146,22 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 		a.invoke(c, c.host, name, args, in)
 		a.findExec(c, src, args)
 		return
+	case "alias":
+		a.defineAliases(c, args)
+	case "parallel":
+		if a.parallel(c, src, args, in) {
+			return
+		}
+	default:
+		if w, ok := wrappers[name]; ok {
+			if a.wrapped(c, name, src, w, args, in) {
+				return
+			}
+		} else if _, ok := subWrappers[name]; ok {
+			if a.subWrapped(c, name, src, args, in) {
+				return
+			}
+		}
 	}
 	a.invoke(c, c.host, name, args, in)
 }
@@ -151,25 +183,6 @@ func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 		return true
 	}
 	return false
-}
-
-// suCommand returns the value of su's -c, which may follow the user name.
-func suCommand(args []field) (field, bool) {
-	for i, f := range args {
-		s := f.val
-		switch {
-		case f.dyn || len(s) < 2 || s[0] != '-':
-			continue
-		case strings.HasPrefix(s, "--command="):
-			v := s[len("--command="):]
-			return staticField(v), true
-		case s == "--command" || s[1] != '-' && s[len(s)-1] == 'c' && isLetters(s[1:]):
-			if i+1 < len(args) {
-				return args[i+1], true
-			}
-		}
-	}
-	return field{}, false
 }
 
 // shell handles bash, sh and the like: code after -c, code on stdin, or a
@@ -273,6 +286,9 @@ func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 
 // ssh reports the ssh invocation with its target host and analyses the
 // remote command, or a script on stdin, as code running on that host.
+// Like OpenSSH it reads options after the host too, unless a "--" came
+// before the host, and takes -o RemoteCommand as the command when the
+// command line has none.
 func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
 	i, seen := sshOpts.parse(args)
 	if i >= len(args) {
@@ -281,16 +297,55 @@ func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
 	}
 	host := sshHost(args[i])
 	a.invoke(c, host, "ssh", args, in)
+	remote := args[i+1:]
+	if i == 0 || args[i-1].dyn || args[i-1].val != "--" {
+		j, more := sshOpts.parse(remote)
+		seen = append(seen, more...)
+		remote = remote[j:]
+	}
 	if seen.has("-N", "-W", "-O", "-V", "-G") {
 		return
 	}
 	via := appendVia(c.via, "ssh "+host)
-	if remote := args[i+1:]; len(remote) > 0 {
+	if len(remote) == 0 {
+		if cmd, ok := remoteCommand(seen); ok {
+			remote = []field{cmd}
+		}
+	}
+	if len(remote) > 0 {
 		a.codeOn(c, host, via, src, remote, in)
 		return
 	}
 	// Without a command the remote login shell reads stdin as a script.
 	a.stdinCode(c, host, via, "ssh", src, in)
+}
+
+// remoteCommand returns the value of the RemoteCommand among ssh's -o
+// options ("RemoteCommand=CMD" or "RemoteCommand CMD", any case).
+func remoteCommand(seen options) (field, bool) {
+	const key = "remotecommand"
+	for _, o := range seen {
+		v := o.val
+		if o.name != "-o" || len(v.val) <= len(key) || !strings.EqualFold(v.val[:len(key)], key) {
+			continue
+		}
+		sep := v.val[len(key)]
+		if sep != '=' && sep != ' ' && sep != '\t' {
+			continue
+		}
+		cut := func(s string) string {
+			if len(s) > len(key) && strings.EqualFold(s[:len(key)], key) {
+				return strings.TrimLeft(s[len(key):], "= \t")
+			}
+			return s
+		}
+		f := field{val: cut(v.val), approx: cut(v.approx), skel: cut(v.skel), dyn: v.dyn}
+		if !f.dyn && strings.EqualFold(f.val, "none") {
+			return field{}, false
+		}
+		return f, true
+	}
+	return field{}, false
 }
 
 // sshHost returns the host of an ssh destination: [user@]host or
@@ -354,8 +409,8 @@ func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) {
 }
 
 // appendFlagPayloads appends the values of body-like flags: --body,
-// --message, --title (also with =), -b, -m, -t, -mVALUE and a cluster
-// ending in m such as git's -am.
+// --message, --title (also with =), -b, -m, -t, -mVALUE, -bVALUE, -tVALUE
+// and a cluster ending in m such as git's -am.
 func appendFlagPayloads(out []string, args []field) []string {
 	for i, f := range args {
 		s := f.approx
@@ -376,7 +431,9 @@ func appendFlagPayloads(out []string, args []field) []string {
 			}
 			continue
 		}
-		if s[1] == 'm' {
+		if s[1] == 'm' || s[1] == 'b' || s[1] == 't' {
+			// -mVALUE, -bVALUE, -tVALUE; a cluster of flags such as -bt
+			// adds its letters, which no payload phrase is made of.
 			out = append(out, s[2:])
 		} else if s[len(s)-1] == 'm' && isLetters(s[1:]) && i+1 < len(args) {
 			out = append(out, args[i+1].approx)
@@ -426,6 +483,7 @@ func (s options) get(names ...string) (option, bool) {
 
 var (
 	noOpts      = opts{}
+	suOpts      = opts{short: "gGsw", long: []string{"group", "supp-group", "shell", "whitelist-environment"}}
 	sudoOpts    = opts{short: "CDgpRrTtUu", long: []string{"close-from", "chdir", "group", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user", "host"}}
 	doasOpts    = opts{short: "Cu"}
 	envOpts     = opts{short: "CSu", long: []string{"chdir", "split-string", "unset"}}

@@ -22,16 +22,25 @@
 // Reporting conventions, which the policy relies on:
 //
 //   - Wrappers (sudo, doas, env, command, builtin, exec, nice, nohup, time,
-//     timeout, stdbuf, ionice, xargs, watch, busybox, VAR=value prefixes) are
-//     not invocations of their own: only the command they run is reported,
+//     timeout, stdbuf, ionice, xargs, watch, busybox, VAR=value prefixes,
+//     and the table in wrappers.go: setsid, chroot, flock, unbuffer, script,
+//     runuser, sg, sshpass, taskset, nsenter, unshare, systemd-run and more,
+//     and subcommands such as "op run", "aws-vault exec", "uv run") are not
+//     invocations of their own: only the command they run is reported,
 //     with the wrapper recorded in Via. A wrapper that runs nothing, such as
 //     "sudo -l", "env" or "command -v rm", is reported as a plain invocation.
-//   - Code runners (bash -c, sh <<EOF, echo ... | bash, eval, su -c, watch)
-//     are likewise not invocations: the code they run is analysed and its
-//     commands are reported with Via such as "bash -c". A shell that runs a
-//     script file or starts interactively is a plain invocation.
+//   - Code runners (bash -c, fish -c, sh <<EOF, echo ... | bash, eval,
+//     su -c, flock -c, script -c, parallel, watch, and sudo -s, su or chroot
+//     fed a script on stdin) are likewise not invocations: the code they run
+//     is analysed and its commands are reported with Via such as "bash -c".
+//     A shell that runs a script file or starts interactively is a plain
+//     invocation.
+//   - An alias defined by the command string expands, on the lines after
+//     its definition as in bash, into its value followed by the rest of
+//     the command, which is analysed again.
 //   - ssh is always reported as an invocation with Host set to its target
-//     (user@ stripped), and its remote command is analysed as code whose
+//     (user@ stripped), and its remote command (after options that may
+//     also follow the host, or -o RemoteCommand) is analysed as code whose
 //     invocations carry the same Host and Via "ssh HOST". find is reported
 //     too, and each -exec command as well, with Via "find -exec".
 //   - Code that is only known at run time (a command name such as $CMD or

@@ -1,0 +1,306 @@
+package shell
+
+import (
+	"slices"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// wrapper describes a command that runs another command given as its
+// operands, or code given as an option's value, or a shell that reads its
+// standard input. The wrappers with shapes of their own (sudo, env, ssh,
+// xargs, watch and the like) are handled in run; this table holds the many
+// that differ only in their options.
+type wrapper struct {
+	// opts are the options before the command; the letters and long names
+	// listed take a value.
+	opts opts
+	// skip is the number of operands before the command: setsid's is 0,
+	// chroot's NEWROOT and flock's lock file are 1.
+	skip int
+	// code names the option whose value is code run by a shell, as in
+	// "flock FILE -c CODE" and "script -c CODE": its letter and long name.
+	code     byte
+	codeLong string
+	// codeAfter is how many operands the code option may follow.
+	codeAfter int
+	// none lists the options with which the wrapper runs no command.
+	none []string
+	// shell says that without a command it starts a shell, which reads the
+	// commands on its standard input.
+	shell bool
+	// joined says that the operands are joined into one string and run by
+	// sh -c, as sg does.
+	joined bool
+}
+
+// wrappers are the plain wrappers, by command name.
+var wrappers = map[string]wrapper{
+	"setsid":   {},
+	"unbuffer": {},
+	"chroot":   {opts: opts{long: []string{"userspec", "groups"}}, skip: 1, shell: true},
+	"flock":    {opts: opts{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1},
+	// BSD script takes the command after the file; util-linux takes -c.
+	"script":           {opts: opts{short: "EIOBTmot", long: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit", "timing"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+	"runuser":          {opts: opts{short: "gGsuw", long: []string{"group", "supp-group", "shell", "user", "whitelist-environment"}}, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+	"sg":               {skip: 1, code: 'c', codeAfter: 1, joined: true, shell: true},
+	"newgrp":           {skip: 1, shell: true},
+	"sshpass":          {opts: opts{short: "fdpP"}},
+	"taskset":          {skip: 1, none: []string{"-p", "--pid"}},
+	"chrt":             {opts: opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, none: []string{"-p", "--pid", "-m", "--max"}},
+	"nsenter":          {opts: opts{short: "tSG", long: []string{"target", "setuid", "setgid"}}, shell: true},
+	"unshare":          {opts: opts{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "kill-child"}}, shell: true},
+	"pkexec":           {opts: opts{long: []string{"user"}}, shell: true},
+	"fakeroot":         {opts: opts{short: "lsi", long: []string{"lib", "faked"}}, shell: true},
+	"caffeinate":       {opts: opts{short: "tw"}},
+	"torsocks":         {opts: opts{short: "uapP", long: []string{"user", "pass", "address", "port"}}},
+	"proxychains":      {opts: opts{short: "f"}},
+	"proxychains4":     {opts: opts{short: "f"}},
+	"cgexec":           {opts: opts{short: "g"}},
+	"firejail":         {},
+	"dbus-run-session": {opts: opts{long: []string{"config-file", "dbus-daemon"}}},
+	"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
+	"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
+	"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
+	"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
+}
+
+// subWrappers are tools whose subcommand runs a command: "op run -- CMD",
+// "aws-vault exec PROFILE -- CMD", "uv run CMD". Their options are many
+// and change between versions, so a "--" decides where the command starts
+// when there is one; otherwise the listed options take a value.
+var subWrappers = map[string]struct {
+	sub  string
+	skip int
+	opts opts
+}{
+	"op":        {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
+	"aws-vault": {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
+	"doppler":   {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
+	"infisical": {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
+	"dotenvx":   {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
+	"direnv":    {sub: "exec", skip: 1},
+	"uv":        {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
+	"poetry":    {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
+	"pipenv":    {sub: "run"},
+	"pdm":       {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
+	"hatch":     {sub: "run"},
+	"bundle":    {sub: "exec"},
+	"mise":      {sub: "exec", opts: opts{short: "C", long: []string{"cd"}}},
+}
+
+// wrapped handles a command of the wrappers table. It reports false when
+// the wrapper runs nothing the command string shows, so that it is reported
+// as a plain invocation.
+func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, in *input) bool {
+	if name == "sg" && len(args) > 0 && len(args[0].val) > 1 && args[0].val[0] == '-' {
+		// sg takes no option before the group: this is ast-grep.
+		return false
+	}
+	if w.code != 0 {
+		if code, ok := w.opts.codeOption(args, w.codeAfter, w.code, w.codeLong); ok {
+			a.codeFields(c, name+" -"+string(w.code), src, []field{code}, in)
+			return true
+		}
+	}
+	i, seen := w.opts.parse(args)
+	if seen.has(w.none...) {
+		return false
+	}
+	if name == "runuser" && !seen.has("-u", "--user") {
+		// "runuser [-] USER" starts USER's shell; only -u takes a command.
+		return a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in)
+	}
+	if name == "sg" && i < len(args) && args[i].val == "-" && !args[i].dyn {
+		i++
+	}
+	i += w.skip
+	if i < len(args) {
+		if w.joined {
+			a.codeFields(c, name, src, args[i:], in)
+		} else {
+			a.run(c.with(name), src, args[i:], in)
+		}
+		return true
+	}
+	if w.shell {
+		return a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in)
+	}
+	return false
+}
+
+// subWrapped handles the tools of subWrappers.
+func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input) bool {
+	w := subWrappers[name]
+	if len(args) == 0 || args[0].dyn || args[0].val != w.sub && !(name == "mise" && args[0].val == "x") {
+		return false
+	}
+	args = args[1:]
+	i := -1
+	for j, f := range args {
+		if !f.dyn && f.val == "--" {
+			i = j + 1
+			break
+		}
+	}
+	if i < 0 {
+		i, _ = w.opts.parse(args)
+		i += w.skip
+	}
+	if i >= len(args) {
+		return false
+	}
+	a.run(c.with(name+" "+w.sub), src, args[i:], in)
+	return true
+}
+
+// codeOption returns the value of an option whose value is code: -c CODE,
+// -cCODE, a cluster ending in the letter (-lc CODE), --long=CODE or
+// --long CODE. The option may follow up to skip operands, as in
+// "su USER -c CODE" and "flock FILE -c CODE"; o tells the options that take
+// a value, so that a value is not taken for an operand.
+func (o opts) codeOption(args []field, skip int, letter byte, long string) (field, bool) {
+	operands := 0
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		s := f.val
+		switch {
+		case f.dyn || s == "-":
+			continue
+		case len(s) < 2 || s[0] != '-':
+			if operands++; operands > skip {
+				return field{}, false
+			}
+			continue
+		case s == "--":
+			return field{}, false
+		case strings.HasPrefix(s, "--"):
+			name, val, hasVal := strings.Cut(s[2:], "=")
+			isCode := long != "" && name == long
+			switch {
+			case isCode && hasVal:
+				return staticField(val), true
+			case isCode && i+1 < len(args):
+				return args[i+1], true
+			case !hasVal && slices.Contains(o.long, name):
+				i++
+			}
+			continue
+		}
+		for j := 1; j < len(s); j++ {
+			switch {
+			case s[j] == letter && j < len(s)-1:
+				return staticField(s[j+1:]), true
+			case s[j] == letter:
+				if i+1 < len(args) {
+					return args[i+1], true
+				}
+				return field{}, false
+			case strings.IndexByte(o.short, s[j]) >= 0:
+				if j == len(s)-1 {
+					i++
+				}
+				j = len(s)
+			}
+		}
+	}
+	return field{}, false
+}
+
+// aliasDef is an alias the command string defines.
+type aliasDef struct {
+	value string
+	dyn   bool
+	// src and line are where it was defined: bash expands an alias only
+	// on the lines it reads after the definition.
+	src    string
+	line   uint
+	active bool // being expanded: an alias does not expand in itself
+}
+
+// maxAliasExpansions bounds the alias expansions of one analysis, since
+// each parses the rest of its command again.
+const maxAliasExpansions = 32
+
+// defineAliases records the NAME=VALUE operands of alias.
+func (a *analyzer) defineAliases(c *code, args []field) {
+	for _, f := range args {
+		name, value, ok := strings.Cut(f.val, "=")
+		if !ok || !validAliasName(name) {
+			continue
+		}
+		if a.aliases == nil {
+			a.aliases = make(map[string]*aliasDef)
+		}
+		a.aliases[name] = &aliasDef{value: value, dyn: f.dyn, src: c.src, line: a.callLine}
+	}
+}
+
+func validAliasName(s string) bool {
+	return s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return r <= ' ' || strings.ContainsRune("/$`=\\'\"|&;()<>", r)
+	}) < 0
+}
+
+// expandAlias analyses a simple command whose name is an alias defined
+// before it: the alias value followed by the rest of the command, parsed
+// again, as bash does. A name with any quoting is not an alias.
+func (a *analyzer) expandAlias(c *code, x *syntax.CallExpr, in *input) bool {
+	if len(a.aliases) == 0 || len(x.Args[0].Parts) != 1 {
+		return false
+	}
+	lit, ok := x.Args[0].Parts[0].(*syntax.Lit)
+	if !ok || strings.IndexByte(lit.Value, '\\') >= 0 {
+		return false
+	}
+	def := a.aliases[lit.Value]
+	if def == nil || def.active || def.src == c.src && def.line >= x.Pos().Line() {
+		return false
+	}
+	if def.dyn {
+		a.dynamic(c, c.source(x))
+		return true
+	}
+	via := appendVia(c.via, "alias "+lit.Value)
+	if a.expansions++; a.expansions > maxAliasExpansions {
+		a.unparsed(c.source(x), "too many alias expansions", c.host, via)
+		return true
+	}
+	end := min(int(x.End().Offset()), len(c.src))
+	text := def.value + c.text(c.src[int(x.Args[0].End().Offset()):end])
+	def.active = true
+	a.codeAt(c, text, c.host, via, in)
+	def.active = false
+	return true
+}
+
+var parallelOpts = opts{short: "aCdEIjLnNPS", long: []string{"arg-file", "colsep", "delimiter", "eof", "jobs", "max-lines", "max-args", "max-replace-args", "sshlogin", "sshloginfile", "results", "joblog", "tmpdir", "timeout", "delay", "retries", "env", "tag-string", "tagstring", "basefile", "workdir", "memfree", "load", "halt", "transferfile", "return"}}
+
+// parallel handles GNU parallel: its command template runs with arguments
+// from the ::: lists or stdin, each job through a shell; without a
+// template each argument, or each line of stdin, is a command.
+func (a *analyzer) parallel(c *code, src string, args []field, in *input) bool {
+	i, _ := parallelOpts.parse(args)
+	sep := len(args)
+	for j := i; j < len(args); j++ {
+		if v := args[j].val; !args[j].dyn && (v == ":::" || v == "::::" || v == ":::+" || v == "::::+") {
+			sep = j
+			break
+		}
+	}
+	if sep > i {
+		a.codeFields(c, "parallel", src, args[i:sep], nil)
+		return true
+	}
+	if sep < len(args) {
+		for _, f := range args[sep+1:] {
+			if v := f.val; !f.dyn && strings.HasPrefix(v, ":::") {
+				break
+			}
+			a.codeFields(c, "parallel", src, []field{f}, nil)
+		}
+		return true
+	}
+	return a.stdinCode(c, c.host, appendVia(c.via, "parallel"), "parallel", src, in)
+}
