@@ -167,7 +167,10 @@ func (c *commandRule) positionalsAs(s *subject, greedy bool) []int {
 
 // match reports whether the rule matches s, and the positional words that
 // follow the matched words.
-func (c *commandRule) match(s *subject) (rest []int, ok bool) {
+//
+// With lenient set, a word decided at run time matches any word of the
+// rule: the rule could apply, depending on what the word turns out to be.
+func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 	if !c.at(s.remote) {
 		return nil, false
 	}
@@ -183,11 +186,11 @@ func (c *commandRule) match(s *subject) (rest []int, ok bool) {
 		// Options the rule does not know may take a value and hide the
 		// words: a rule that asks for more than nothing reads them so
 		// when that alone makes the words match.
-		if !c.wordsMatch(s, pos) {
+		if !c.wordsMatch(s, pos, lenient) {
 			if c.src.Effect == None || !optionBefore(s, pos, len(c.words)-1) {
 				return nil, false
 			}
-			if pos = c.positionalsAs(s, true); !c.wordsMatch(s, pos) {
+			if pos = c.positionalsAs(s, true); !c.wordsMatch(s, pos, lenient) {
 				return nil, false
 			}
 		}
@@ -226,13 +229,17 @@ func optionBefore(s *subject, pos []int, n int) bool {
 
 // wordsMatch reports whether the positional words pos of s begin with
 // the rule's words after the command name.
-func (c *commandRule) wordsMatch(s *subject, pos []int) bool {
+func (c *commandRule) wordsMatch(s *subject, pos []int, lenient bool) bool {
 	if len(pos) < len(c.words)-1 {
 		return false
 	}
 	for k, w := range c.words[1:] {
 		i := pos[k]
-		if s.dynamic(i) && w != "*" || !glob(w, s.args[i]) && !s.dynamic(i) {
+		if s.dynamic(i) {
+			if w != "*" && !lenient {
+				return false
+			}
+		} else if !glob(w, s.args[i]) {
 			return false
 		}
 	}

@@ -213,14 +213,22 @@ func (p *Policy) judge(s *subject) Match {
 	if s.remote {
 		m.Host = s.host
 	}
+	// could is the first deny or protect rule that matches if a word
+	// decided at run time turns out to be the rule's: "govc $OP web-01".
+	var could *commandRule
 	for _, r := range p.commands {
 		// A read-only rule does not cover a command that writes a file
 		// on a remote host: "cat > /etc/app.conf" changes the host.
 		if s.remote && len(s.writes) > 0 && r.src.Effect == None {
 			continue
 		}
-		rest, ok := r.match(s)
+		rest, ok := r.match(s, false)
 		if !ok {
+			if could == nil && s.dyn != nil && r.src.Effect >= Protect {
+				if _, ok := r.match(s, true); ok {
+					could = r
+				}
+			}
 			continue
 		}
 		targets, unknown := r.extract(s, rest)
@@ -236,8 +244,22 @@ func (p *Policy) judge(s *subject) Match {
 				m.Effect, m.Reason = Ask, "the rule found no target in the call"
 			}
 		}
+		if could != nil && m.Effect < Ask {
+			return couldMatch(m, could)
+		}
 		return m
 	}
+	if could != nil {
+		return couldMatch(m, could)
+	}
+	return m
+}
+
+// couldMatch asks about a command that an earlier deny or protect rule
+// would have judged had a word decided at run time been the rule's.
+func couldMatch(m Match, r *commandRule) Match {
+	m.Effect, m.Rule, m.Targets = Ask, r.label, nil
+	m.Reason = "a word of the command is decided at run time, and this rule applies if it is the rule's"
 	return m
 }
 

@@ -152,6 +152,9 @@ func TestExplainJSON(t *testing.T) {
 		// Dynamic and unparsed.
 		{"dynamic name", "$TOOL push -f", "ask", nil},
 		{"dynamic target", `govc vm.power -off -vm "$VM"`, "ask", nil},
+		{"dynamic subcommand", `git $SUB --hard`, "ask", nil},
+		{"dynamic subcommand without the rule's condition", `git $SUB main`, "none", nil},
+		{"dynamic argument of a read-only command", `git log $REF`, "none", nil},
 		{"line before syntax error runs", "git reset --hard\nif", "deny", nil},
 		// Bash runs nothing of a line with a syntax error, but the text
 		// names a command a deny rule matches: the user is asked.
