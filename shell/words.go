@@ -91,12 +91,7 @@ func literal(w *syntax.Word) (string, bool) {
 		case *syntax.Lit:
 			b.WriteString(unescapeUnquoted(x.Value))
 		case *syntax.SglQuoted:
-			if x.Dollar {
-				s, _ := decodeEscapes(x.Value, false)
-				b.WriteString(s)
-			} else {
-				b.WriteString(x.Value)
-			}
+			b.WriteString(singleQuoted(x))
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
 				l, ok := q.(*syntax.Lit)
@@ -112,6 +107,16 @@ func literal(w *syntax.Word) (string, bool) {
 	return b.String(), true
 }
 
+// singleQuoted is the value of '...' (as written) or $'...' (escapes
+// decoded).
+func singleQuoted(x *syntax.SglQuoted) string {
+	if !x.Dollar {
+		return x.Value
+	}
+	s, _ := decodeEscapes(x.Value, false)
+	return s
+}
+
 // approx writes the parts with their static text decoded and the rest as
 // source text; unescape decodes literal parts outside quotes. With skel set,
 // run-time parts that hold code are written as dynamicPlaceholder.
@@ -121,12 +126,7 @@ func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func
 		case *syntax.Lit:
 			b.WriteString(unescape(x.Value))
 		case *syntax.SglQuoted:
-			if x.Dollar {
-				s, _ := decodeEscapes(x.Value, false)
-				b.WriteString(s)
-			} else {
-				b.WriteString(x.Value)
-			}
+			b.WriteString(singleQuoted(x))
 		case *syntax.DblQuoted:
 			c.approx(b, x.Parts, unescapeDouble, skel)
 		case *syntax.CmdSubst:
