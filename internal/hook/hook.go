@@ -35,7 +35,7 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, onError: "allow"}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget}
 	d := r.decideEvent(ctx, stdin)
 	if r.rec != nil {
 		r.appendAudit()
@@ -52,7 +52,7 @@ type run struct {
 	start time.Time
 	// budget is hook.budget, the default until the config is read.
 	budget  time.Duration
-	onError string
+	onError string // hook.on_error; empty until the config is known
 	ev      *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
@@ -95,7 +95,6 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 			r.record(audit.DecisionAsk, d, policy.Verdict{})
 			return d
 		}
-		r.onError = r.fallbackOnError()
 		return r.internalError(err)
 	}
 	r.ev = ev
@@ -128,20 +127,30 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	return hostio.Decision{}
 }
 
-// fallbackOnError finds hook.on_error when the event cannot be read, so
-// its cwd is unknown: the config of --config or $REWIND_CONFIG, else the one
-// discovered from the hook's own working directory, which hosts set to the
-// project. Without a readable config it is the default, allow.
-func (r *run) fallbackOnError() string {
+// errorPolicy is hook.on_error: the loaded config's, or, when an error
+// came before the config was loaded (an event that cannot be read, a
+// panic), the one of the config found without the event's cwd: --config,
+// $REWIND_CONFIG, else discovery from the hook's own working directory,
+// which hosts set to the project. Without a readable config it is allow.
+func (r *run) errorPolicy() (onError string) {
+	if r.onError != "" {
+		return r.onError
+	}
+	onError = "allow"
+	defer func() {
+		if recover() != nil {
+			onError = "allow"
+		}
+		r.onError = onError
+	}()
 	cwd, err := os.Getwd()
 	if err != nil {
 		cwd = ""
 	}
-	cfg, err := loadConfig(r.opts.ConfigPath, cwd, r.getenv)
-	if err != nil {
-		return r.onError
+	if cfg, err := loadConfig(r.opts.ConfigPath, cwd, r.getenv); err == nil {
+		onError = cfg.Hook.OnError
 	}
-	return cfg.Hook.OnError
+	return onError
 }
 
 // reserve is the part of the budget kept back from capture for logging and
@@ -418,7 +427,7 @@ func (r *run) internalError(err error) hostio.Decision {
 		d        hostio.Decision
 		decision string
 	)
-	switch r.onError {
+	switch r.errorPolicy() {
 	case "deny":
 		d = hostio.Decision{Permission: hostio.Deny, Reason: msg + " (hook.on_error = deny)", SystemMessage: msg}
 		decision = audit.DecisionDenyOnError

@@ -350,3 +350,56 @@ func TestApprox(t *testing.T) {
 		}
 	}
 }
+
+// panicReader panics when the hook reads the event, standing for a bug
+// anywhere in the flow.
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("boom") }
+
+func TestPanicFollowsOnError(t *testing.T) {
+	tests := []struct {
+		onError, permission string
+	}{
+		{"allow", ""},
+		{"ask", "ask"},
+		{"deny", "deny"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.onError, func(t *testing.T) {
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "rewind.toml")
+			if err := os.WriteFile(cfg, []byte("[hook]\non_error = \""+tt.onError+"\"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			var out, errb bytes.Buffer
+			code := Run(context.Background(), panicReader{}, &out, Options{
+				Host: hostio.Claude, ConfigPath: cfg, Stderr: &errb,
+				Getenv: func(k string) string {
+					if k == "REWIND_STATE_DIR" {
+						return dir
+					}
+					return ""
+				},
+			})
+			if code != 0 {
+				t.Fatalf("exit %d", code)
+			}
+			var a struct {
+				HookSpecificOutput struct {
+					PermissionDecision string `json:"permissionDecision"`
+				} `json:"hookSpecificOutput"`
+				SystemMessage string `json:"systemMessage"`
+			}
+			if err := json.Unmarshal(out.Bytes(), &a); err != nil {
+				t.Fatalf("stdout is not one JSON object: %v: %q", err, out.String())
+			}
+			if a.HookSpecificOutput.PermissionDecision != tt.permission || !strings.Contains(a.SystemMessage, "internal error: boom") {
+				t.Errorf("answer %s, want permission %q and a systemMessage naming the panic", out.String(), tt.permission)
+			}
+			if strings.Contains(out.String(), "goroutine") {
+				t.Errorf("stack trace on stdout: %s", out.String())
+			}
+		})
+	}
+}
