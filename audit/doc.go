@@ -1,10 +1,10 @@
 // Package audit keeps rewind's decision log: one JSON line per hook decision
-// in the user's state folder, and the reading side behind `rewind log` and
-// `rewind undo`.
+// in the user's state folder, and the reading side behind `rewind log` (and
+// [Log.Find], for the coming `rewind undo`).
 //
 // It is the last step of the hook's data flow before the answer goes back to
-// the host: whatever was decided, checkpoint or not, a [Record] is appended
-// to audit.jsonl by [Log.Append]. Many hook processes run at once when an
+// the host: every decision but a plain pass (most calls, which say nothing)
+// appends a [Record] to audit.jsonl. Many hook processes run at once when an
 // agent makes parallel calls, so appends are serialised by a file lock in
 // the same folder, and the file is rotated by size under that lock. Every
 // record gets a short stable ID, which is how a person names a call to undo.

@@ -1,8 +1,9 @@
 // Package zvmsim simulates a Zerto Virtual Manager (ZVM) 10.x REST API.
 //
 // It is where rewind's Zerto traffic goes when no appliance is at hand: the
-// `rewind sim` command and `rewind demo` serve it, and tests of the zvm client
-// and of the capture orchestration run against NewTestServer. It is a product
+// `rewind sim` command serves it (as will `rewind demo`), and tests of the
+// zvm client and of the capture orchestration run against NewTestServer.
+// It is a product
 // feature rather than a mock, so it speaks the wire format a real ZVM speaks:
 // PascalCase keys although the OpenAPI document writes camelCase, request
 // bodies in any key casing, {"Message": "..."} errors under /v1 and Keycloak's
