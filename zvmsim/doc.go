@@ -3,9 +3,8 @@
 // It is where rewind's Zerto traffic goes when no appliance is at hand: the
 // `rewind sim` command serves it (as will `rewind demo`), and tests of the
 // zvm client and of the capture orchestration run against NewTestServer.
-// It is a product
-// feature rather than a mock, so it speaks the wire format a real ZVM speaks:
-// PascalCase keys although the OpenAPI document writes camelCase, request
+// It is a product feature rather than a mock, so it speaks the wire format a
+// real ZVM speaks: PascalCase keys although the OpenAPI document writes camelCase, request
 // bodies in any key casing, {"Message": "..."} errors under /v1 and Keycloak's
 // {error, error_description} on the token endpoint. The contract test checks
 // every route in the routing table against the ZVM 10.0 U6 OpenAPI document.
