@@ -1,13 +1,14 @@
 // Package zvmsim simulates a Zerto Virtual Manager (ZVM) 10.x REST API.
 //
 // It is where rewind's Zerto traffic goes when no appliance is at hand: the
-// `rewind sim` command serves it (as will `rewind demo`), and tests of the
-// zvm client and of the capture orchestration run against NewTestServer.
-// It is a product feature rather than a mock, so it speaks the wire format a
-// real ZVM speaks: PascalCase keys although the OpenAPI document writes camelCase, request
-// bodies in any key casing, {"Message": "..."} errors under /v1 and Keycloak's
-// {error, error_description} on the token endpoint. The contract test checks
-// every route in the routing table against the ZVM 10.0 U6 OpenAPI document.
+// `rewind sim` command serves it (as will `rewind demo`), and tests of the zvm
+// client and of the capture orchestration run against NewTestServer. It is a
+// product feature rather than a mock, so it speaks the wire format a real ZVM
+// speaks: PascalCase keys although the OpenAPI document writes camelCase,
+// request bodies in any key casing, {"Message": "..."} errors under /v1 and
+// Keycloak's {error, error_description} on the token endpoint. The contract
+// test checks every route in the routing table against the ZVM 10.0 U6 OpenAPI
+// document.
 //
 // A Scenario (TOML) declares sites, VPGs with their VMs, health and journal
 // cadence, credentials and faults. Each VPG has a journal writer that adds a
