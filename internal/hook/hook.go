@@ -35,15 +35,54 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget}
-	d := r.decideEvent(ctx, stdin)
-	if r.rec != nil {
-		r.appendAudit()
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 1)}
+	decided := make(chan hostio.Decision, 1)
+	go func() { decided <- r.decideEvent(ctx, stdin) }()
+	d, late := r.await(decided)
+	answered := r
+	if late != nil {
+		// r is still at work and owns its fields: the answer comes from a
+		// run of its own, under the settings r had made known.
+		answered = &run{opts: &opts, start: r.start, budget: late.budget, onError: late.onError}
+		d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+	}
+	if answered.rec != nil {
+		answered.appendAudit()
 	}
 	if err := hostio.Encode(stdout, opts.Host, d); err != nil {
-		r.warnf("writing the decision: %v", err)
+		answered.warnf("writing the decision: %v", err)
 	}
 	return 0
+}
+
+// await waits for the decision, but not past the budget: every step of the
+// flow keeps to it, and this is the net under them, for a step that does
+// not (a host that never closes stdin, a config on a hung file system, a
+// bug). It returns the settings in force when the budget ran out, or nil.
+func (r *run) await(decided <-chan hostio.Decision) (hostio.Decision, *settings) {
+	known := settings{budget: watchBudget, onError: "allow"}
+	for {
+		t := time.NewTimer(time.Until(r.start.Add(known.budget - reserve(known.budget)/2)))
+		select {
+		case d := <-decided:
+			t.Stop()
+			return d, nil
+		case known = <-r.configured:
+			t.Stop()
+		case <-t.C:
+			return hostio.Decision{}, &known
+		}
+	}
+}
+
+// watchBudget is the budget await keeps to until the config is read: the
+// default hook.budget (a test sets it shorter).
+var watchBudget = policy.DefaultBudget
+
+// settings are the config's hook settings that the watch in await needs.
+type settings struct {
+	budget  time.Duration
+	onError string
 }
 
 // run is one hook run: its event, and the audit record its decision makes.
@@ -53,7 +92,9 @@ type run struct {
 	// budget is hook.budget, the default until the config is read.
 	budget  time.Duration
 	onError string // hook.on_error; empty until the config is known
-	ev      *hostio.Event
+	// configured receives the settings once the config is read.
+	configured chan settings
+	ev         *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
 }
@@ -104,6 +145,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.brokenConfig(cfgErr)
 	}
 	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
 	if err != nil {
