@@ -22,6 +22,11 @@ type subject struct {
 	payload []string
 	via     []string
 	writes  []string // files its output redirections write
+	// aliases are the command's subcommand aliases.
+	aliases []subAlias
+	// analysed is set when the code the command runs (ssh's remote
+	// command or stdin script) was analysed on its own.
+	analysed bool
 }
 
 func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
@@ -31,12 +36,13 @@ func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
 // host is what the shell reached through "ssh HOST".
 func fromInvocation(inv *shell.Invocation) subject {
 	s := subject{
-		name:    inv.Name,
-		args:    inv.Args,
-		host:    inv.Host,
-		payload: inv.Payload,
-		via:     inv.Via,
-		writes:  inv.Writes,
+		name:     inv.Name,
+		args:     inv.Args,
+		host:     inv.Host,
+		payload:  inv.Payload,
+		via:      inv.Via,
+		writes:   inv.Writes,
+		analysed: inv.Analysed,
 	}
 	if len(inv.ArgDynamic) == len(inv.Args) {
 		s.dyn = inv.ArgDynamic
@@ -171,7 +177,7 @@ func (c *commandRule) positionalsAs(s *subject, greedy bool) []int {
 // With lenient set, a word decided at run time matches any word of the
 // rule: the rule could apply, depending on what the word turns out to be.
 func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
-	if !c.at(s.remote) {
+	if !c.at(s.remote) || c.src.Analysed && !s.analysed {
 		return nil, false
 	}
 	if s.ps {
@@ -233,17 +239,42 @@ func (c *commandRule) wordsMatch(s *subject, pos []int, lenient bool) bool {
 	if len(pos) < len(c.words)-1 {
 		return false
 	}
+	words := s.subcommand(pos, len(c.words)-1)
 	for k, w := range c.words[1:] {
 		i := pos[k]
 		if s.dynamic(i) {
 			if w != "*" && !lenient {
 				return false
 			}
-		} else if !glob(w, s.args[i]) {
+		} else if !glob(w, words[k]) {
 			return false
 		}
 	}
 	return true
+}
+
+// subcommand returns the first n positional words of s, with a
+// subcommand alias at their start replaced by the words it stands for:
+// gh's "issue new" is "issue create".
+func (s *subject) subcommand(pos []int, n int) []string {
+	words := make([]string, n)
+	for k := range words {
+		words[k] = s.args[pos[k]]
+	}
+alias:
+	for _, al := range s.aliases {
+		if len(al.from) > n {
+			continue
+		}
+		for k, w := range al.from {
+			if s.dynamic(pos[k]) || words[k] != w {
+				continue alias
+			}
+		}
+		copy(words, al.to)
+		break
+	}
+	return words
 }
 
 func glob(pattern, name string) bool {
@@ -267,18 +298,45 @@ func anyGlob(patterns []string, name string) bool {
 // itself, "--opt=value" for "--opt", a short flag inside a cluster ("-fu"
 // has "-f"), and for a want with a space ("-m ping") the option and its
 // value as one or two words.
+//
+// An option with a value counts with its last value, as most programs
+// read it: "ansible -m ping -m shell" runs shell. Options that want lists
+// with a common value ("-m ping", "--module-name ping") are one option.
 func hasAnyArg(s *subject, want []string) bool {
 	for i, a := range s.args {
 		if s.dynamic(i) {
 			continue
 		}
 		for _, w := range want {
-			if argIs(s, i, a, w) {
+			if argIs(s, i, a, w) && (!strings.Contains(w, " ") || lastValue(s, want, w, i)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// lastValue reports whether the option of want w ("-m ping"), found at
+// args[i], is not given again later, by itself or by an option want
+// lists with the same value.
+func lastValue(s *subject, want []string, w string, i int) bool {
+	opt, val, _ := strings.Cut(w, " ")
+	names := []string{opt}
+	for _, o := range want {
+		if n, v, ok := strings.Cut(o, " "); ok && v == val && n != opt {
+			names = append(names, n)
+		}
+	}
+	for j := i + 1; j < len(s.args); j++ {
+		a := s.args[j]
+		for _, n := range names {
+			if a == n || strings.HasPrefix(a, n+"=") || s.ps && strings.HasPrefix(strings.ToLower(a), strings.ToLower(n)+":") ||
+				len(n) == 2 && n[1] != '-' && len(a) > 2 && a[:2] == n {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func argIs(s *subject, i int, a, w string) bool {
@@ -287,7 +345,8 @@ func argIs(s *subject, i int, a, w string) bool {
 		if eq(a, opt) {
 			return i+1 < len(s.args) && !s.dynamic(i+1) && s.args[i+1] == val
 		}
-		return eq(a, opt+"="+val) || eq(a, opt+":"+val) && s.ps
+		return eq(a, opt+"="+val) || eq(a, opt+":"+val) && s.ps ||
+			!s.ps && len(opt) == 2 && opt[1] != '-' && a == opt+val
 	}
 	if eq(a, w) {
 		return true

@@ -27,10 +27,14 @@ type Config struct {
 	// value as the next word, so that matching and target extraction skip
 	// that word. They add to the catalog's.
 	ValueOptions map[string][]string
-	Servers      []ServerRule
-	Tools        []ToolRule
-	Commands     []CommandRule
-	Tests        []TestCase
+	// SubcommandAliases maps, per command name, subcommand words to the
+	// words they stand for ("issue new" = "issue create" for gh), so that
+	// a rule naming the one matches the other. They add to the catalog's.
+	SubcommandAliases map[string]map[string]string
+	Servers           []ServerRule
+	Tools             []ToolRule
+	Commands          []CommandRule
+	Tests             []TestCase
 }
 
 // ZertoConfig holds the [zerto] table as written in the file. The
@@ -116,8 +120,12 @@ type CommandRule struct {
 	ValueOptions    []string
 	// Exact makes the rule match only when no positional word follows
 	// the matched words.
-	Exact  bool
-	Effect Effect
+	Exact bool
+	// Analysed makes the rule match only an invocation whose code was
+	// analysed on its own: ssh with a remote command, -o RemoteCommand or
+	// a script on its stdin.
+	Analysed bool
+	Effect   Effect
 	// Target says where the VM names are: "flag:NAME", "arg:N", "args" or
 	// "host", alternatives joined by "|".
 	Target string
@@ -311,15 +319,16 @@ func decodeMessage(msg string) string {
 // of types whose UnmarshalText checks them, so that go-toml reports the
 // problem at the value's line.
 type fileConfig struct {
-	Zerto        ZertoConfig         `toml:"zerto"`
-	Hook         fileHook            `toml:"hook"`
-	Capture      fileCapture         `toml:"capture"`
-	Targets      TargetsConfig       `toml:"targets"`
-	ValueOptions map[string][]string `toml:"value_options"`
-	Servers      []ServerRule        `toml:"server"`
-	Tools        []fileTool          `toml:"tool"`
-	Commands     []fileCommand       `toml:"command"`
-	Tests        []fileTest          `toml:"test"`
+	Zerto        ZertoConfig                  `toml:"zerto"`
+	Hook         fileHook                     `toml:"hook"`
+	Capture      fileCapture                  `toml:"capture"`
+	Targets      TargetsConfig                `toml:"targets"`
+	ValueOptions map[string][]string          `toml:"value_options"`
+	Aliases      map[string]map[string]string `toml:"subcommand_aliases"`
+	Servers      []ServerRule                 `toml:"server"`
+	Tools        []fileTool                   `toml:"tool"`
+	Commands     []fileCommand                `toml:"command"`
+	Tests        []fileTest                   `toml:"test"`
 }
 
 type fileHook struct {
@@ -352,6 +361,7 @@ type fileCommand struct {
 	PayloadContains []string   `toml:"payload_contains"`
 	ValueOptions    []string   `toml:"value_options"`
 	Exact           bool       `toml:"exact"`
+	Analysed        bool       `toml:"analysed"`
 	Effect          *Effect    `toml:"effect"`
 	Target          targetText `toml:"target"`
 	TargetSplit     string     `toml:"target_split"`
@@ -486,10 +496,11 @@ func (v *validator) fail(table string, index int, key, format string, args ...an
 
 func (v *validator) config(f *fileConfig) *Config {
 	cfg := &Config{
-		Zerto:        f.Zerto,
-		Targets:      f.Targets,
-		ValueOptions: f.ValueOptions,
-		Servers:      f.Servers,
+		Zerto:             f.Zerto,
+		Targets:           f.Targets,
+		ValueOptions:      f.ValueOptions,
+		SubcommandAliases: f.Aliases,
+		Servers:           f.Servers,
 		Hook: HookConfig{
 			Budget:    f.Hook.Budget.v,
 			OnError:   f.Hook.OnError,
@@ -534,6 +545,13 @@ func (v *validator) config(f *fileConfig) *Config {
 		for _, o := range opts {
 			if !strings.HasPrefix(o, "-") || o == "-" {
 				v.fail("value_options", -1, cmd, "%q is not an option", o)
+			}
+		}
+	}
+	for cmd, m := range cfg.SubcommandAliases {
+		for from, to := range m {
+			if len(strings.Fields(from)) == 0 || len(strings.Fields(from)) != len(strings.Fields(to)) {
+				v.fail("subcommand_aliases", -1, cmd, "%q = %q: want words standing for as many words", from, to)
 			}
 		}
 	}
@@ -605,6 +623,7 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 		PayloadContains: c.PayloadContains,
 		ValueOptions:    c.ValueOptions,
 		Exact:           c.Exact,
+		Analysed:        c.Analysed,
 		Target:          c.Target.v,
 		TargetSplit:     c.TargetSplit,
 		RequireTarget:   c.RequireTarget,
@@ -630,6 +649,9 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 	}
 	if r.RequireTarget && r.Target == "" {
 		v.fail("command", i, "require_target", "needs a target")
+	}
+	if r.Analysed && len(r.Cmdlets) > 0 {
+		v.fail("command", i, "analysed", "applies to match, not cmdlets")
 	}
 	if r.Exact && len(r.Cmdlets) > 0 {
 		v.fail("command", i, "exact", "applies to match, not cmdlets")

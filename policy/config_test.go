@@ -160,3 +160,34 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestSubcommandAliases(t *testing.T) {
+	if _, err := Parse("c.toml", []byte("[subcommand_aliases]\nmytool = { \"vm rm\" = \"vm destroy now\" }\n")); err == nil ||
+		!strings.Contains(err.Error(), "subcommand_aliases.mytool") {
+		t.Errorf("words standing for more words: %v", err)
+	}
+	cfg, err := Parse("c.toml", []byte(`
+[subcommand_aliases]
+mytool = { "vm rm" = "vm destroy" }
+[[command]]
+match = "mytool vm destroy"
+effect = "deny"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Effect{
+		"mytool vm rm x":      Deny,
+		"mytool vm destroy x": Deny,
+		"mytool vm ls":        None,
+		"echo mytool vm rm":   None,
+	} {
+		if got := p.ClassifyCommand(cmd).Effect; got != want {
+			t.Errorf("%s: got %s, want %s", cmd, got, want)
+		}
+	}
+}

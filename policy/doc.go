@@ -19,7 +19,9 @@
 // pwsh -Command. An option the rule does not know to take a value may still
 // take one: a rule whose effect is more than none also matches when the
 // words appear only if such options take the next word ("kubectl -n prod
-// delete"). payload_contains ignores case and folds runs of white space. Where a rule applies is set by on: remote commands are
+// delete"). An "OPTION VALUE" in args_any or args_none counts only as the
+// option's last value. Subcommand aliases ([Config.SubcommandAliases])
+// let a rule's words match the words that stand for them. payload_contains ignores case and folds runs of white space. Where a rule applies is set by on: remote commands are
 // those the shell analysis reached through ssh. Targets are found by the
 // rule's target spec: flag:NAME, arg:N, args or host. A protect rule that
 // finds no target gives ask: a checkpoint of nothing protects nothing.

@@ -26,12 +26,13 @@ package policy
 var generatedCatalog = &Config{
 	Path: %q,
 	ValueOptions: %#v,
+	SubcommandAliases: %#v,
 	Servers: %#v,
 	Tools: %#v,
 	Commands: %#v,
 	Tests: %#v,
 }
-`, cfg.Path, cfg.ValueOptions, cfg.Servers, cfg.Tools, cfg.Commands, cfg.Tests)
+`, cfg.Path, cfg.ValueOptions, cfg.SubcommandAliases, cfg.Servers, cfg.Tools, cfg.Commands, cfg.Tests)
 	for _, typ := range []string{"ServerRule", "ToolRule", "CommandRule", "TestCase"} {
 		src = strings.ReplaceAll(src, "policy."+typ, typ)
 	}

@@ -19,6 +19,8 @@ type Policy struct {
 	tests    []originTest
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
+	// aliases are the subcommand aliases, per command.
+	aliases map[string][]subAlias
 }
 
 type originTest struct {
@@ -59,8 +61,21 @@ func New(cfg *Config) (*Policy, error) {
 			}
 		}
 	}
+	for _, m := range []map[string]map[string]string{cat.cfg.SubcommandAliases, cfg.SubcommandAliases} {
+		for cmd, list := range m {
+			for from, to := range list {
+				if p.aliases == nil {
+					p.aliases = make(map[string][]subAlias)
+				}
+				p.aliases[cmd] = append(p.aliases[cmd], subAlias{strings.Fields(from), strings.Fields(to)})
+			}
+		}
+	}
 	return p, nil
 }
+
+// subAlias is a subcommand alias: words that stand for as many others.
+type subAlias struct{ from, to []string }
 
 // compile compiles the rules of one config file.
 func compile(cfg *Config, origin string) (*Policy, error) {
@@ -159,6 +174,7 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
 		inv := &a.Invocations[i]
 		s := fromInvocation(inv)
 		s.opts = p.valueOpts[s.name]
+		s.aliases = p.aliases[s.name]
 		m := p.judge(&s)
 		m.Kind = KindInvocation
 		m.Source = s.text()

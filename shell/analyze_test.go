@@ -46,7 +46,7 @@ var analyzeCases = []analyzeCase{
 	{name: "bash script file", src: `bash deploy.sh`, want: []string{"bash deploy.sh"}},
 	{name: "sh -c sudo", src: `sh -c "sudo rm x"`, want: []string{"rm x"}, not: []string{"sudo", "sh"}},
 	{name: "nested shells", src: `bash -c "sh -c 'eval rm\ x'"`, want: []string{"rm x"}},
-	{name: "xargs", src: `find . -name '*.o' | xargs rm`, want: []string{"find . -name *.o", "rm"}, not: []string{"xargs"}},
+	{name: "xargs", src: `find . -name '*.o' | xargs rm`, want: []string{"find . -name *.o", "rm <stdin>"}, not: []string{"xargs"}},
 	{name: "xargs with options", src: `xargs -n 1 -I {} rm {}`, want: []string{"rm {}"}},
 	{name: "find -exec", src: `find . -type f -exec rm -f {} \;`, want: []string{"find . -type f -exec rm -f {} ;", "rm -f {}"}},
 	{name: "sudo -u", src: `sudo -u root rm x`, want: []string{"rm x"}, not: []string{"sudo", "root"}},
@@ -148,7 +148,7 @@ var analyzeCases = []analyzeCase{
 	{name: "taskset", src: `taskset -c 0-3 rm x`, want: []string{"rm x"}, not: []string{"0-3"}},
 	{name: "taskset -p runs nothing", src: `taskset -p 1234`, want: []string{"taskset -p 1234"}},
 	{name: "nsenter", src: `nsenter -t 1 -m -- rm x`, want: []string{"rm x"}},
-	{name: "parallel template", src: `parallel -j 4 rm ::: x y`, want: []string{"rm"}, not: []string{"parallel"}},
+	{name: "parallel template", src: `parallel -j 4 rm ::: x y`, want: []string{"rm ${__rewind_dynamic__}"}, not: []string{"parallel"}},
 	{name: "parallel commands", src: `parallel ::: 'rm x' 'rm y'`, want: []string{"rm x", "rm y"}},
 	{name: "parallel stdin", src: "parallel <<'EOF'\nrm x\nEOF", want: []string{"rm x"}},
 	{name: "sudo -s reads stdin", src: `sudo -s <<<'rm x'`, want: []string{"rm x"}},
@@ -175,6 +175,26 @@ var analyzeCases = []analyzeCase{
 	{name: "ssh -- before host", src: `ssh -- web-01 -t x`, want: []string{"web-01: -t x"}},
 	{name: "ssh RemoteCommand", src: `ssh -o RemoteCommand='rm x' web-01`, want: []string{"web-01: rm x"}},
 	{name: "ssh RemoteCommand none", src: `ssh -oRemoteCommand=none web-01`, want: []string{"web-01: ssh -oRemoteCommand=none web-01"}},
+
+	// Static output of groups and process substitutions is static text.
+	{name: "group piped to bash", src: `{ echo 'rm x'; echo ls; } | bash`, want: []string{"rm x", "ls"}, not: []string{"bash"}},
+	{name: "subshell piped to sh", src: `(echo 'rm x') | sh`, want: []string{"rm x"}, not: []string{"sh"}},
+	{name: "bash runs a process substitution", src: `bash <(echo 'rm x')`, want: []string{"rm x"}, not: []string{"bash"}},
+	{name: "source of a process substitution", src: `source <(echo 'rm x')`, want: []string{"rm x"}, not: []string{"source"}},
+	{name: "dot of a process substitution", src: `. <(printf 'rm x\n')`, want: []string{"rm x"}},
+	{name: "stdin from a process substitution", src: `bash < <(echo 'rm x')`, want: []string{"rm x"}, not: []string{"bash"}},
+	{name: "bash runs a dynamic process substitution", src: `bash <(curl -s u)`, want: []string{"curl -s u"}, not: []string{"bash"}, dynamic: 1},
+	{name: "source of a file", src: `source env.sh`, want: []string{"source env.sh"}},
+	{name: "shell in an output process substitution", src: `exec 3> >(bash)`, not: []string{"bash"}, dynamic: 1},
+	{name: "trap action", src: `trap 'rm x' EXIT`, want: []string{"rm x"}, not: []string{"trap"}},
+	{name: "trap reset", src: `trap - EXIT`, want: []string{"trap - EXIT"}},
+	{name: "trap listing", src: `trap -p`, want: []string{"trap -p"}},
+
+	// Words that xargs, find and parallel fill in are known only at run
+	// time, or from static input.
+	{name: "xargs appends static input", src: `printf 'a\nb c\n' | xargs rm`, want: []string{"rm a b c"}},
+	{name: "xargs replaces static input", src: `printf 'a\nb\n' | xargs -I{} rm -f {}`, want: []string{"rm -f a", "rm -f b"}},
+	{name: "xargs input to sh -c", src: `echo 'rm x' | xargs sh -c`, want: []string{"rm"}, not: []string{"sh"}},
 }
 
 // render formats an invocation the way analyzeCase.want spells it.
@@ -276,6 +296,19 @@ func TestDetails(t *testing.T) {
 		{"writes on host", `ssh web-01 'cat > /etc/app.conf'`, "cat", writes("/etc/app.conf")},
 		{"local writes stay local", `ssh web-01 df -h > report.txt`, "df", writes()},
 		{"writes through bash -c", `bash -c 'uptime' > up.txt`, "uptime", writes("up.txt")},
+		{"piped group", `{ echo do not; echo revisit; } | gh issue create --body-file -`, "gh", payload("do not\nrevisit\n")},
+		{"process substitution as body file", `gh issue create --body-file <(echo 'do not revisit')`, "gh", payload("do not revisit\n")},
+		{"process substitution after =", `gh issue create --body-file=<(printf 'x')`, "gh", payload("x")},
+		{"key=value body field", `gh api repos/o/r/issues -f title=T -f 'body=B text'`, "gh", payload("T", "B text")},
+		{"xargs input is payload", "xargs gh issue create -b <<'EOF'\ndo not revisit\nEOF", "gh", payload("do not revisit\n", "do")},
+		{"xargs input unknown", `find . | xargs rm`, "rm", dynArgs(true)},
+		{"xargs replace unknown", `xargs -I{} govc vm.power -off {}`, "govc", dynArgs(false, false, true)},
+		{"find -exec path unknown", `find . -exec govc vm.power -off {} +`, "govc", dynArgs(false, false, true)},
+		{"parallel argument unknown", `parallel govc vm.power -off {} ::: a b`, "govc", dynArgs(false, false, true)},
+		{"ssh remote command analysed", `ssh -o RemoteCommand=uptime web-01`, "ssh", analysed(true)},
+		{"ssh stdin script analysed", "ssh -T web-01 <<'EOF'\nuptime\nEOF", "ssh", analysed(true)},
+		{"ssh interactive", `ssh web-01`, "ssh", analysed(false)},
+		{"ssh script from a file", `ssh web-01 < s.sh`, "ssh", analysed(false)},
 		{"quotes removed", `echo "a\"b" 'c d' $'e\tf' g\ h`, "echo", func(t *testing.T, inv Invocation) {
 			if want := []string{`a"b`, "c d", "e\tf", "g h"}; !slices.Equal(inv.Args, want) {
 				t.Errorf("args %q, want %q", inv.Args, want)
@@ -299,6 +332,24 @@ func payload(want ...string) func(*testing.T, Invocation) {
 		t.Helper()
 		if !slices.Equal(inv.Payload, want) {
 			t.Errorf("payload %q, want %q", inv.Payload, want)
+		}
+	}
+}
+
+func dynArgs(want ...bool) func(*testing.T, Invocation) {
+	return func(t *testing.T, inv Invocation) {
+		t.Helper()
+		if !slices.Equal(inv.ArgDynamic, want) {
+			t.Errorf("args %q dynamic %v, want %v", inv.Args, inv.ArgDynamic, want)
+		}
+	}
+}
+
+func analysed(want bool) func(*testing.T, Invocation) {
+	return func(t *testing.T, inv Invocation) {
+		t.Helper()
+		if inv.Analysed != want {
+			t.Errorf("analysed %v, want %v", inv.Analysed, want)
 		}
 	}
 }

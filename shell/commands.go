@@ -105,10 +105,7 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "xargs":
-		// The template runs with arguments read from stdin, not with it.
-		i, _ := xargsOpts.parse(args)
-		if i < len(args) {
-			a.run(c.with(name), src, args[i:], nil)
+		if a.xargs(c, src, args, in) {
 			return
 		}
 	case "watch":
@@ -146,6 +143,21 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 		a.invoke(c, c.host, name, args, in)
 		a.findExec(c, src, args)
 		return
+	case "source", ".":
+		if len(args) > 0 && args[0].file != nil {
+			a.fileCode(c, name, src, args[0].file)
+			return
+		}
+	case "trap":
+		// trap ACTION SIGNAL...: the action is code that runs later.
+		i := 0
+		if len(args) > 0 && !args[0].dyn && args[0].val == "--" {
+			i = 1
+		}
+		if len(args) > i+1 && (args[i].dyn || args[i].val != "-" && args[i].val != "" && args[i].val[0] != '-' || i == 1) {
+			a.codeFields(c, name, src, args[i:i+1], nil)
+			return
+		}
 	case "alias":
 		a.defineAliases(c, args)
 	case "parallel":
@@ -164,6 +176,81 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 		}
 	}
 	a.invoke(c, c.host, name, args, in)
+}
+
+// xargsInput stands for the arguments xargs reads at run time.
+var xargsInput = field{val: "<stdin>", approx: "<stdin>", skel: dynamicPlaceholder, dyn: true}
+
+// maxXargsLines bounds the runs of an xargs -I template reported for
+// static input, one per line.
+const maxXargsLines = 16
+
+// xargs runs its template with arguments read from stdin: appended to the
+// template or, with -I, in place of the replace string. Static input gives
+// those words; otherwise they are known only at run time. The template's
+// own stdin is not xargs's, but its text is reported as its payload.
+func (a *analyzer) xargs(c *code, src string, args []field, in *input) bool {
+	i, seen := xargsOpts.parse(args)
+	if i >= len(args) {
+		return false
+	}
+	tmpl := args[i:]
+	static := in != nil && in.kind == inText && !seen.has("-a", "--arg-file", "-0", "--null", "-d", "--delimiter", "-E", "-e", "--eof")
+	var pay *input
+	if in != nil && (in.kind == inText || in.kind == inDynamic) && in.text != "" {
+		pay = &input{kind: inArgs, text: in.text}
+	}
+	c = c.with("xargs")
+	repl, hasRepl := seen.get("-I", "-i", "--replace")
+	if !hasRepl {
+		words := []field{xargsInput}
+		if static {
+			words = words[:0]
+			for _, w := range strings.Fields(in.text) {
+				words = append(words, staticField(strings.Trim(w, `'"`)))
+			}
+		}
+		a.run(c, src, append(slices.Clip(tmpl), words...), pay)
+		return true
+	}
+	token := "{}"
+	if repl.val.val != "" && !repl.val.dyn {
+		token = repl.val.val
+	}
+	if lines := strings.Split(strings.TrimRight(in.textOr(""), "\n"), "\n"); static && len(lines) <= maxXargsLines {
+		for _, l := range lines {
+			a.run(c, src, replaceWords(tmpl, token, &l), pay)
+		}
+		return true
+	}
+	a.run(c, src, replaceWords(tmpl, token, nil), pay)
+	return true
+}
+
+func (in *input) textOr(def string) string {
+	if in == nil {
+		return def
+	}
+	return in.text
+}
+
+// replaceWords returns words with token replaced by value in each, or,
+// when value is nil, with each word holding token marked as known only at
+// run time (its skeleton holds a dynamic part in its place).
+func replaceWords(words []field, token string, value *string) []field {
+	out := make([]field, len(words))
+	for i, w := range words {
+		out[i] = w
+		if w.dyn || !strings.Contains(w.val, token) {
+			continue
+		}
+		if value != nil {
+			out[i] = staticField(strings.ReplaceAll(w.val, token, *value))
+			continue
+		}
+		out[i] = field{val: w.val, approx: w.approx, skel: strings.ReplaceAll(w.skel, token, dynamicPlaceholder), dyn: true}
+	}
+	return out
 }
 
 // env unwraps env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]... CMD.
@@ -223,12 +310,22 @@ loop:
 	switch {
 	case cmdMode && len(operands) > 0:
 		a.codeFields(c, name+" -c", src, operands[:1], in)
+	case !cmdMode && !stdinMode && len(operands) > 0 && operands[0].file != nil:
+		// bash <(...) runs the substitution's output as a script.
+		a.fileCode(c, name, src, operands[0].file)
 	case cmdMode || len(operands) > 0 && !stdinMode:
 		a.invoke(c, c.host, name, args, in)
 	default:
 		if !a.stdinCode(c, c.host, c.via, name, src, in) {
 			a.invoke(c, c.host, name, args, in)
 		}
+	}
+}
+
+// fileCode analyses the script a shell reads from a process substitution.
+func (a *analyzer) fileCode(c *code, name, src string, f *input) {
+	if !a.stdinCode(c, c.host, c.via, name, src, f) {
+		a.dynamic(c, src)
 	}
 }
 
@@ -296,7 +393,7 @@ func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
 		return
 	}
 	host := sshHost(args[i])
-	a.invoke(c, host, "ssh", args, in)
+	self := a.invoke(c, host, "ssh", args, in)
 	remote := args[i+1:]
 	if i == 0 || args[i-1].dyn || args[i-1].val != "--" {
 		j, more := sshOpts.parse(remote)
@@ -313,11 +410,14 @@ func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
 		}
 	}
 	if len(remote) > 0 {
+		a.out.Invocations[self].Analysed = true
 		a.codeOn(c, host, via, src, remote, in)
 		return
 	}
 	// Without a command the remote login shell reads stdin as a script.
-	a.stdinCode(c, host, via, "ssh", src, in)
+	if a.stdinCode(c, host, via, "ssh", src, in) {
+		a.out.Invocations[self].Analysed = true
+	}
 }
 
 // remoteCommand returns the value of the RemoteCommand among ssh's -o
@@ -380,14 +480,15 @@ func (a *analyzer) findExec(c *code, src string, args []field) {
 			j++
 		}
 		if j > i+1 {
-			a.run(c.with("find "+action), src, args[i+1:j], nil)
+			// find puts the paths it finds in place of {}.
+			a.run(c.with("find "+action), src, replaceWords(args[i+1:j], "{}", nil), nil)
 		}
 		i = j
 	}
 }
 
-// invoke records an invocation.
-func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) {
+// invoke records an invocation and returns its index.
+func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) int {
 	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via}
 	if len(a.writes) > 0 {
 		inv.Writes = append([]string(nil), a.writes...)
@@ -401,19 +502,31 @@ func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) {
 			inv.ArgDynamic[i] = true
 		}
 	}
-	if in != nil && (in.kind == inText || in.kind == inDynamic) && in.text != "" {
+	if in != nil && (in.kind == inText || in.kind == inDynamic || in.kind == inArgs) && in.text != "" {
 		inv.Payload = append(inv.Payload, in.text)
+	}
+	for _, f := range args {
+		// A file it reads that a <(...) fills with static text.
+		if f.file != nil && f.file.kind == inText && f.file.text != "" {
+			inv.Payload = append(inv.Payload, f.file.text)
+		}
 	}
 	inv.Payload = appendFlagPayloads(inv.Payload, args)
 	a.out.Invocations = append(a.out.Invocations, inv)
+	return len(a.out.Invocations) - 1
 }
 
 // appendFlagPayloads appends the values of body-like flags: --body,
-// --message, --title (also with =), -b, -m, -t, -mVALUE, -bVALUE, -tVALUE
-// and a cluster ending in m such as git's -am.
+// --message, --title (also with =), -b, -m, -t, -mVALUE, -bVALUE, -tVALUE,
+// a cluster ending in m such as git's -am, and body=, message= and title=
+// fields such as gh api's -f body=TEXT.
 func appendFlagPayloads(out []string, args []field) []string {
 	for i, f := range args {
 		s := f.approx
+		if name, val, ok := strings.Cut(s, "="); ok && (name == "body" || name == "message" || name == "title") {
+			out = append(out, val)
+			continue
+		}
 		if len(s) < 2 || s[0] != '-' {
 			continue
 		}

@@ -40,9 +40,17 @@
 //     the command, which is analysed again.
 //   - ssh is always reported as an invocation with Host set to its target
 //     (user@ stripped), and its remote command (after options that may
-//     also follow the host, or -o RemoteCommand) is analysed as code whose
-//     invocations carry the same Host and Via "ssh HOST". find is reported
+//     also follow the host, or -o RemoteCommand, or a script on its stdin)
+//     is analysed as code whose invocations carry the same Host and Via
+//     "ssh HOST"; the ssh invocation is then marked Analysed. find is reported
 //     too, and each -exec command as well, with Via "find -exec".
+//   - Static text reaches a command as stdin or as a file: from a heredoc,
+//     a here-string, a pipe from echo, printf, cat or a { ...; } group or
+//     subshell of them, or a <(...) of those, so "bash <(echo CODE)",
+//     "source <(...)" and "bash < <(...)" run CODE. The words xargs reads
+//     are appended to its command, or replace the -I string; when its
+//     input is not static they, like find's {} and parallel's {}, are
+//     arguments known only at run time (ArgDynamic). trap's action is code.
 //   - Code that is only known at run time (a command name such as $CMD or
 //     $(pick), "bash -c \"$X\"", "eval $X", "curl ... | bash") is reported in
 //     Dynamic. Where the code text is partly static, its static skeleton is

@@ -17,15 +17,25 @@ type Invocation struct {
 	// command of ssh; it is empty for a local command.
 	Host string `json:"host,omitempty"`
 	// Payload holds the texts the command receives as data, known
-	// statically: heredoc and here-string stdin, static text piped into it,
-	// and the values of body-like flags (--body, -b, --message, -m,
-	// --title, -t, and "$(cat <<'EOF' ... EOF)" as such a value).
+	// statically: heredoc and here-string stdin, static text piped into it
+	// (also by a { ...; } group or a subshell, or read by xargs), the
+	// static output of a <(...) argument it reads as a file, and the
+	// values of body-like flags (--body, -b, --message, -m, --title, -t,
+	// body=, message= and title= fields, and "$(cat <<'EOF' ... EOF)" as
+	// such a value).
 	Payload []string `json:"payload,omitempty"`
 	// Writes lists the files the command's output redirections write to,
 	// its own and those of the statements around it ("{ a; b; } > f"),
 	// as static text or, when known only at run time, as source text.
 	// /dev/null and duplicated descriptors (>&2) are not writes.
 	Writes []string `json:"writes,omitempty"`
+	// Analysed is set on an ssh invocation whose remote code, the command
+	// after the host, -o RemoteCommand or a script on its stdin, was
+	// analysed: its commands are reported on their own, with Host set, and
+	// what is known only at run time as Dynamic. An interactive session, or
+	// a script read from a file, leaves it unset. The policy reads it; it
+	// is not part of the JSON form.
+	Analysed bool `json:"-"`
 	// Via lists the wrappers and shells the command was reached through,
 	// outermost first, such as "sudo", "bash -c", "$(...)", "ssh web-01".
 	Via []string `json:"via,omitempty"`

@@ -14,6 +14,7 @@ const (
 	inText                     // static text: heredoc, here-string, piped static output
 	inDynamic                  // text known only at run time; text holds its static skeleton
 	inFile                     // a file redirected with <
+	inArgs                     // static text xargs turns into arguments: a payload, not code
 )
 
 // input is what a command reads on standard input.
@@ -72,6 +73,10 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 			a.word(c, r.Word)
 			if toStdin {
 				in = &input{kind: inFile}
+				if f := procSubstFile(c, r.Word); f != nil && r.Op == syntax.RdrIn {
+					// < <(...) reads the substitution's output.
+					in = f
+				}
 			}
 		default:
 			a.word(c, r.Word)
@@ -252,11 +257,13 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 	case *syntax.CmdSubst:
 		a.stmts(c.with("$(...)"), x.Stmts, nil)
 	case *syntax.ProcSubst:
-		label := "<(...)"
 		if x.Op == syntax.CmdOut {
-			label = ">(...)"
+			// >(...) reads what the command writes to it, which is
+			// known only at run time: "exec 3> >(bash)" runs it.
+			a.stmts(c.with(">(...)"), x.Stmts, &input{kind: inDynamic, via: ">(...)"})
+			return
 		}
-		a.stmts(c.with(label), x.Stmts, nil)
+		a.stmts(c.with("<(...)"), x.Stmts, nil)
 	case *syntax.ParamExp:
 		if x.NestedParam != nil {
 			a.wordPart(c, x.NestedParam)

@@ -23,6 +23,10 @@ type field struct {
 	// of re-parsing, which would make the cost exponential.
 	skel string
 	dyn  bool
+	// file, when not nil, is what reading the word as a file gives: the
+	// word holds a process substitution <(...), whose output is static
+	// text or known only at run time.
+	file *input
 }
 
 // dynamicPlaceholder stands for a run-time part in code skeletons.
@@ -37,7 +41,24 @@ func (c *code) field(w *syntax.Word) field {
 		return staticField(c.text(v))
 	}
 	approx, skel := c.approxPair(w.Parts, unescapeUnquoted)
-	return field{val: c.source(w), approx: approx, skel: skel, dyn: true}
+	return field{val: c.source(w), approx: approx, skel: skel, dyn: true, file: procSubstFile(c, w)}
+}
+
+// procSubstFile returns what a word that is, or ends in, a process
+// substitution <(...) names as a file: its static output, or text known
+// only at run time.
+func procSubstFile(c *code, w *syntax.Word) *input {
+	if len(w.Parts) == 0 {
+		return nil
+	}
+	p, ok := w.Parts[len(w.Parts)-1].(*syntax.ProcSubst)
+	if !ok || p.Op != syntax.CmdIn {
+		return nil
+	}
+	if out, ok := staticOutputs(c, p.Stmts); ok {
+		return &input{kind: inText, text: out, code: out, via: "<(...)"}
+	}
+	return &input{kind: inDynamic, via: "<(...)"}
 }
 
 // approxPair returns the approx and skel renderings of parts.
@@ -130,11 +151,9 @@ func (c *code) approx(b *strings.Builder, parts []syntax.WordPart, unescape func
 		case *syntax.DblQuoted:
 			c.approx(b, x.Parts, unescapeDouble, skel)
 		case *syntax.CmdSubst:
-			if len(x.Stmts) == 1 {
-				if out, ok := staticOutput(c, x.Stmts[0]); ok {
-					b.WriteString(strings.TrimRight(out, "\n"))
-					continue
-				}
+			if out, ok := staticOutputs(c, x.Stmts); ok {
+				b.WriteString(strings.TrimRight(out, "\n"))
+				continue
 			}
 			if skel {
 				b.WriteString(dynamicPlaceholder)
@@ -251,11 +270,49 @@ func stripTabs(s string) string {
 	return strings.Join(lines, "")
 }
 
-// staticOutput returns what a simple echo, printf or cat statement writes,
-// when it is known statically.
+// staticOutputs returns what a list of statements writes, when each is a
+// static echo, printf or cat, or a { ...; } group or subshell of them.
+func staticOutputs(c *code, list []*syntax.Stmt) (string, bool) {
+	if len(list) == 0 {
+		return "", false
+	}
+	if len(list) == 1 {
+		return staticOutput(c, list[0])
+	}
+	var b strings.Builder
+	for _, s := range list {
+		out, ok := staticOutput(c, s)
+		if !ok {
+			return "", false
+		}
+		b.WriteString(out)
+	}
+	return b.String(), true
+}
+
+// staticOutput returns what a simple echo, printf or cat statement, or a
+// group or subshell of them, writes, when it is known statically.
 func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
-	call, ok := s.Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) == 0 || s.Negated {
+	if s.Negated || s.Background || s.Coprocess {
+		return "", false
+	}
+	for _, r := range s.Redirs {
+		// Output sent elsewhere is not the statement's output.
+		if r.N == nil && r.Op != syntax.Hdoc && r.Op != syntax.DashHdoc && r.Op != syntax.WordHdoc && r.Op != syntax.RdrIn ||
+			r.N != nil && r.N.Value == "1" {
+			return "", false
+		}
+	}
+	var call *syntax.CallExpr
+	switch x := s.Cmd.(type) {
+	case *syntax.Block:
+		return staticOutputs(c, x.Stmts)
+	case *syntax.Subshell:
+		return staticOutputs(c, x.Stmts)
+	case *syntax.CallExpr:
+		call = x
+	}
+	if call == nil || len(call.Args) == 0 {
 		return "", false
 	}
 	args := make([]string, len(call.Args))

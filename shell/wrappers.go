@@ -290,7 +290,25 @@ func (a *analyzer) parallel(c *code, src string, args []field, in *input) bool {
 		}
 	}
 	if sep > i {
-		a.codeFields(c, "parallel", src, args[i:sep], nil)
+		// The template's replacement strings, or the arguments appended
+		// to a template without one, are known only at run time.
+		tmpl := args[i:sep]
+		found := false
+		for _, tok := range []string{"{}", "{.}", "{/}", "{//}", "{/.}", "{#}", "{%}"} {
+			for _, w := range tmpl {
+				found = found || !w.dyn && strings.Contains(w.val, tok)
+			}
+			tmpl = replaceWords(tmpl, tok, nil)
+		}
+		if !found {
+			tmpl = append(slices.Clip(tmpl), xargsInput)
+		}
+		// parallel quotes what it puts in: an argument, not code, unless
+		// it is the command itself.
+		for k := 1; k < len(tmpl); k++ {
+			tmpl[k].dyn = k < sep-i && args[i+k].dyn
+		}
+		a.codeFields(c, "parallel", src, tmpl, nil)
 		return true
 	}
 	if sep < len(args) {

@@ -81,6 +81,11 @@ func TestExplainJSON(t *testing.T) {
 		{"issue create other body", "gh issue create --body 'worth another look'", "none", nil},
 		{"issue create -R", "gh -R org/repo issue create -b 'do not revisit'", "deny", nil},
 		{"issue create piped body", "echo 'do not revisit' | gh issue create --body-file -", "deny", nil},
+		{"issue create piped group body", "{ echo 'we'; echo 'do not revisit'; } | gh issue create --body-file -", "deny", nil},
+		{"issue create body from process substitution", "gh issue create --body-file <(echo 'do not revisit')", "deny", nil},
+		{"issue create body read by xargs", "xargs gh issue create -b <<'EOF'\ndo not revisit\nEOF", "deny", nil},
+		{"issue new is issue create", "gh issue new --body 'do not revisit'", "deny", nil},
+		{"issue new other body", "gh issue new --body 'worth another look'", "none", nil},
 
 		// Command positions.
 		{"after &&", "cd repo && git push -f", "deny", nil},
@@ -176,6 +181,20 @@ func TestExplainJSON(t *testing.T) {
 		{"powercli", `pwsh -c "Stop-VM -VM web-01 -Confirm:\$false"`, "protect", []string{"web-01"}},
 		{"powercli read", `pwsh -c "Get-VM web-01"`, "none", nil},
 		{"powercli remove", `pwsh -c "Remove-VM -VM web-01"`, "deny", nil},
+
+		// Second review round.
+		{"ansible last -m", "ansible web-01 -m ping -m shell -a reboot", "protect", []string{"web-01"}},
+		{"ssh RemoteCommand read-only", "ssh -o RemoteCommand=uptime web-01", "none", nil},
+		{"ssh stdin script read-only", "ssh -T web-01 <<'EOF'\nuptime\nEOF", "none", nil},
+		{"ssh stdin script change", "ssh -T web-01 <<'EOF'\nreboot\nEOF", "protect", []string{"web-01"}},
+		{"xargs target from stdin", "xargs -I{} govc vm.power -off {}", "ask", nil},
+		{"xargs static target", "printf 'web-01\\n' | xargs -I{} govc vm.power -off {}", "protect", []string{"web-01"}},
+		{"find -exec target", "find . -exec govc vm.power -off {} +", "ask", nil},
+		{"bash runs process substitution", "bash <(echo 'govc vm.destroy web-01')", "deny", nil},
+		{"group piped to bash", "{ echo 'govc vm.destroy web-01'; } | bash", "deny", nil},
+		{"output process substitution shell", "exec 3> >(bash)", "ask", nil},
+		{"trap action", "trap 'govc vm.destroy web-01' EXIT", "deny", nil},
+		{"govc unknown subcommand", "govc object.rename /dc1/vm/web-01 web-02", "ask", nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
