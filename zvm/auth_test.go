@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -174,6 +175,9 @@ func TestConcurrentClients(t *testing.T) {
 		t.Errorf("password logins = %d, want 1", n)
 	}
 	files, _ := filepath.Glob(filepath.Join(dir, "zvm-tokens", "*"))
+	if !slices.ContainsFunc(files, func(p string) bool { return strings.HasSuffix(p, ".json") }) {
+		t.Fatalf("no cache file written: %v", files)
+	}
 	var e cacheEntry
 	for _, p := range files {
 		if strings.HasSuffix(p, ".tmp") {

@@ -26,13 +26,15 @@ func TestTokenCacheLockHeldForever(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer fl.Unlock()
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	start := time.Now()
 	if _, err := c.VMs(ctx, ""); err != nil {
 		t.Fatalf("with the cache lock held elsewhere: %v", err)
 	}
-	if el := time.Since(start); el > time.Second {
+	// The lock is given up after cacheLockWait (100 ms), not waited for
+	// until the 10 s deadline; the bound leaves a loaded machine room.
+	if el := time.Since(start); el > 3*time.Second {
 		t.Errorf("took %v", el)
 	}
 }

@@ -110,6 +110,9 @@ func TestLiveFailover(t *testing.T) {
 	}
 	var vms []wireVM
 	c.get("/v1/vms?vpgName=fast", &vms)
+	if len(vms) != 2 {
+		t.Fatalf("VMs of the VPG after failover = %+v, want app-01 and app-02", vms)
+	}
 	for _, vm := range vms {
 		if vm.RecoveryOperation != "FailoverCommitted" || vm.RecoveryCheckpoint == nil {
 			t.Errorf("VM after failover = %+v", vm)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"net"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/internal/cli"
@@ -34,6 +35,9 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
 			env.Setenv("REWIND_STATE_DIR", env.WorkDir+"/.state/rewind")
 			env.Setenv("HOME", env.WorkDir+"/home")
+			// A -race binary otherwise idles a second at the exit of every
+			// rewind command a script runs.
+			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			for _, k := range []string{"REWIND_CONFIG", "REWIND_ZVM_URL", "REWIND_ZVM_USERNAME", "REWIND_ZVM_PASSWORD",
 				"REWIND_ZVM_CLIENT_ID", "REWIND_ZVM_CLIENT_SECRET", "REWIND_ZVM_CA_FILE", "REWIND_ZVM_AUTH"} {
 				env.Setenv(k, "")

@@ -524,8 +524,9 @@ func (r *run) appendAudit() {
 		r.warnf("audit log: %v", err)
 		return
 	}
-	// The answer must be out within the budget, logged or not.
-	ctx, cancel := context.WithDeadline(context.Background(), r.start.Add(r.budget))
+	// The answer must be out within the budget, logged or not: the wait
+	// for the log ends a moment before the budget does, after the watch.
+	ctx, cancel := context.WithDeadline(context.Background(), r.start.Add(r.budget-reserve(r.budget)/4))
 	defer cancel()
 	if err := audit.Open(dir).AppendContext(ctx, r.rec); err != nil {
 		r.warnf("audit log: %v", err)

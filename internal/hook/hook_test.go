@@ -228,7 +228,9 @@ func TestHungZVMAnswersWithinBudget(t *testing.T) {
 	e.sim.SetFaults(zvmsim.Faults{Hang: true})
 	start := time.Now()
 	a, _ := e.run(t, "hung", "govc vm.power -off -vm web-01")
-	if elapsed := time.Since(start); elapsed > time.Second {
+	// Capture gives up at 750 ms; the slack is for a loaded machine, and a
+	// flow blind to the budget hangs until the test ends.
+	if elapsed := time.Since(start); elapsed > time.Second+500*time.Millisecond {
 		t.Errorf("answered after %v, past the 1s budget", elapsed)
 	}
 	if h := a.HookSpecificOutput; h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "timeout") {
@@ -236,12 +238,14 @@ func TestHungZVMAnswersWithinBudget(t *testing.T) {
 	}
 }
 
-func TestSlowCadencePendingUnderASecond(t *testing.T) {
+func TestSlowCadencePendingAtOnce(t *testing.T) {
 	e := newEnv(t, "150s", "")
 	start := time.Now()
 	a, _ := e.run(t, "slow", "govc vm.power -off -vm win2019-1")
-	if elapsed := time.Since(start); elapsed > time.Second {
-		t.Errorf("pending took %v", elapsed)
+	// At once, not after sitting out the 150 s budget: the bound leaves a
+	// loaded machine room and stays a thirtieth of the budget.
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("pending took %v of a 150s budget, want it at once", elapsed)
 	}
 	if a.HookSpecificOutput.PermissionDecision != "deny" {
 		t.Errorf("answer %+v, want pending's deny", a.HookSpecificOutput)
@@ -262,7 +266,9 @@ func TestSlowCadencePendingUnderASecond(t *testing.T) {
 // TestConcurrentProcesses runs 16 hook processes at once on one VPG: they
 // must share one insert, and every one must answer.
 func TestConcurrentProcesses(t *testing.T) {
-	e := newEnv(t, "10s", "")
+	// The budget is generous: the processes wait for one another below,
+	// and sixteen of them start slowly on a loaded machine.
+	e := newEnv(t, "30s", "")
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
@@ -280,7 +286,8 @@ func TestConcurrentProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	const n = 16
-	environ := append(os.Environ(), "REWIND_HOOK_TEST_CHILD=1")
+	// atexit_sleep_ms: a -race binary otherwise idles a second at exit.
+	environ := append(os.Environ(), "REWIND_HOOK_TEST_CHILD=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 	for k, v := range e.vars {
 		environ = append(environ, k+"="+v)
 	}
@@ -301,7 +308,7 @@ func TestConcurrentProcesses(t *testing.T) {
 			outs[i] = out.String()
 		})
 	}
-	deadline := time.Now().Add(8 * time.Second)
+	deadline := time.Now().Add(20 * time.Second)
 	for e.sim.Count("vpg") < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
