@@ -380,8 +380,9 @@ func combine(matches []Match) Verdict {
 func (p *Policy) classifyTool(c Call) Verdict {
 	in := decodeToolInput(c.Input, c.Cwd)
 	m := Match{Kind: KindTool, Source: c.Tool}
+	snake := snakeCase(c.Tool)
 	for _, t := range p.tools {
-		if !t.match(c.Tool, &in) {
+		if !t.match(c.Tool, snake, &in) {
 			continue
 		}
 		targets := t.targets(&in)

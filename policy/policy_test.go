@@ -316,3 +316,22 @@ func TestGeneratedCatalog(t *testing.T) {
 		t.Fatal("catalog_gen.go is stale: run go generate ./policy")
 	}
 }
+
+func TestSnakeCase(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"mcp__vsphere__power_off_vm", "mcp__vsphere__power_off_vm"},
+		{"mcp__vcenter__powerOffVM", "mcp__vcenter__power_off_vm"},
+		{"mcp__vcenter__PowerOffVM", "mcp__vcenter__power_off_vm"},
+		{"mcp__vcenter__getVMInfo", "mcp__vcenter__get_vm_info"},
+		{"mcp__vcenter__vmPowerOff", "mcp__vcenter__vm_power_off"},
+		{"mcp__my-server__power-off-vm", "mcp__my_server__power_off_vm"},
+		{"mcp__s__restartVm2Now", "mcp__s__restart_vm2_now"},
+		{"Write", "write"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := snakeCase(tt.in); got != tt.want {
+			t.Errorf("snakeCase(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

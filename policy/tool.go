@@ -84,9 +84,13 @@ func relPath(p, cwd string) string {
 	return filepath.ToSlash(rel)
 }
 
-func (t *toolRule) match(tool string, in *toolInput) bool {
+// match reports whether the rule applies to a call of tool, whose name
+// spelled in snake case is snake (see snakeCase).
+func (t *toolRule) match(tool, snake string, in *toolInput) bool {
 	if ok, _ := path.Match(t.src.Name, tool); !ok {
-		return false
+		if ok, _ := path.Match(t.src.Name, snake); snake == tool || !ok {
+			return false
+		}
 	}
 	if len(t.src.Paths) > 0 {
 		found := false
@@ -207,3 +211,34 @@ func mcpServer(tool string) (string, bool) {
 	server, _, ok := strings.Cut(rest, "__")
 	return server, ok && server != ""
 }
+
+// snakeCase spells a tool name the way the catalog writes tool names, so
+// that one glob covers the spellings MCP servers choose: camelCase and
+// kebab-case words become lower-case words joined by "_", and
+// "mcp__vcenter__powerOffVM" is "mcp__vcenter__power_off_vm".
+func snakeCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s) + 4)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '-':
+			b.WriteByte('_')
+		case isUpper(c):
+			if i > 0 {
+				prev := s[i-1]
+				nextLower := i+1 < len(s) && isLower(s[i+1])
+				if isLower(prev) || '0' <= prev && prev <= '9' || isUpper(prev) && nextLower {
+					b.WriteByte('_')
+				}
+			}
+			b.WriteByte(c + 'a' - 'A')
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
+func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
