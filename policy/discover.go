@@ -15,6 +15,16 @@ import (
 // call's directory upwards.
 const ProjectFile = ".rewind.toml"
 
+// Find discovers the config file (see Discover) and loads it: the built-in
+// defaults when there is none.
+func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
+	path, err := Discover(flagPath, cwd, getenv)
+	if err != nil {
+		return nil, err
+	}
+	return Load(path)
+}
+
 // Discover returns the config file to use: flagPath (--config) when set,
 // else $REWIND_CONFIG, else the nearest .rewind.toml from cwd upwards, else
 // rewind/config.toml in the user's config folder. It returns "" when none
@@ -150,9 +160,4 @@ func isIPv4(s string) bool {
 		}
 	}
 	return true
-}
-
-// ResolveTarget is a shorthand for c.Targets.Candidates.
-func (c *Config) ResolveTarget(name string) []string {
-	return c.Targets.Candidates(name)
 }

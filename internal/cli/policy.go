@@ -13,11 +13,7 @@ func loadPolicy(configPath string) (*policy.Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	path, err := policy.Discover(configPath, cwd, os.Getenv)
-	if err != nil {
-		return nil, err
-	}
-	cfg, err := policy.Load(path)
+	cfg, err := policy.Find(configPath, cwd, os.Getenv)
 	if err != nil {
 		return nil, err
 	}

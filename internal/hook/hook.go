@@ -140,7 +140,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	}
 	r.ev = ev
 
-	cfg, cfgErr := loadConfig(r.opts.ConfigPath, ev.Cwd, r.getenv)
+	cfg, cfgErr := policy.Find(r.opts.ConfigPath, ev.Cwd, r.getenv)
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
@@ -189,7 +189,7 @@ func (r *run) errorPolicy() (onError string) {
 	if err != nil {
 		cwd = ""
 	}
-	if cfg, err := loadConfig(r.opts.ConfigPath, cwd, r.getenv); err == nil {
+	if cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv); err == nil {
 		onError = cfg.Hook.OnError
 	}
 	return onError
@@ -200,14 +200,6 @@ func (r *run) errorPolicy() (onError string) {
 // loaded machine: a twentieth of the budget, at least 250 ms, at most 2 s.
 func reserve(budget time.Duration) time.Duration {
 	return min(max(budget/20, 250*time.Millisecond), 2*time.Second)
-}
-
-func loadConfig(flagPath, cwd string, getenv func(string) string) (*policy.Config, error) {
-	path, err := policy.Discover(flagPath, cwd, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return policy.Load(path)
 }
 
 // brokenConfig answers when the config cannot be used. The built-in
