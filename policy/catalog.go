@@ -30,14 +30,21 @@ type RuleInfo struct {
 	// Origin is the config file's path, or "catalog".
 	Origin string
 	// Name is how verdicts name the rule.
-	Name   string
+	Name string
+	// Family is the catalog family the rule belongs to ("govc", "azure"),
+	// or "" for a rule without one.
+	Family string
 	Effect Effect
 	Reason string
 }
 
 func (r RuleInfo) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %-8s %s", r.Effect, r.Kind, r.Name)
+	family := r.Family
+	if family == "" {
+		family = "-"
+	}
+	fmt.Fprintf(&b, "%-7s %-8s %-10s %s", r.Effect, r.Kind, family, r.Name)
 	if r.Reason != "" {
 		b.WriteString("  # ")
 		b.WriteString(r.Reason)
@@ -57,10 +64,10 @@ func (p *Policy) Rules() []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Family: c.src.Family, Effect: c.src.Effect, Reason: c.src.Reason})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Family: t.src.Family, Effect: t.src.Effect, Reason: t.src.Reason})
 	}
 	for i, s := range p.servers {
 		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})

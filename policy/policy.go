@@ -46,10 +46,25 @@ func New(cfg *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.commands = append(user.commands, cat.commands...)
-	p.tools = append(user.tools, cat.tools...)
+	p.commands = user.commands
+	for _, c := range cat.commands {
+		if !p.disabled(c.src.Family) {
+			p.commands = append(p.commands, c)
+		}
+	}
+	p.tools = user.tools
+	for _, t := range cat.tools {
+		if !p.disabled(t.src.Family) {
+			p.tools = append(p.tools, t)
+		}
+	}
 	p.servers = append(user.servers, cat.servers...)
-	p.tests = append(user.tests, cat.tests...)
+	p.tests = user.tests
+	for _, t := range cat.tests {
+		if !p.disabled(t.Family) {
+			p.tests = append(p.tests, t)
+		}
+	}
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
 	p.valueOpts = cat.valueOpts
@@ -169,41 +184,111 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 }
 
 func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
+	v := combine(p.analysisMatches(a, nil, 0))
+	v.Invocations = a.Invocations
+	return v
+}
+
+// analysisMatches judges the pieces of a shell analysis. at, when not nil,
+// is the place code handed to other hosts runs (winrs, psexec, a cloud's
+// run-command), which the analysis itself does not know.
+func (p *Policy) analysisMatches(a *shell.Analysis, at *place, depth int) []Match {
 	var matches []Match
+	// With the ssh family disabled, what runs through ssh is not judged.
+	skip := func(via []string) bool { return p.disabled("ssh") && viaSSH(via) }
 	for i := range a.Invocations {
 		inv := &a.Invocations[i]
+		if skip(inv.Via) {
+			continue
+		}
 		s := fromInvocation(inv)
-		s.opts = p.valueOpts[s.name]
-		s.aliases = p.aliases[s.name]
-		m := p.judge(&s)
-		m.Kind = KindInvocation
-		m.Source = s.text()
-		matches = append(matches, m)
-		if isPowerShell(inv.Name) {
-			subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
-			if !ok {
-				continue
-			}
+		at.apply(&s)
+		matches = append(matches, p.invocationMatches(inv, &s, depth)...)
+	}
+	for _, d := range a.Dynamic {
+		if skip(d.Via) {
+			continue
+		}
+		matches = append(matches, p.unknown(KindDynamic, d.Source, "", at.of(d.Host, d.Via), false))
+	}
+	for _, u := range a.Unparsed {
+		if skip(u.Via) {
+			continue
+		}
+		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, at.of(u.Host, u.Via), false))
+	}
+	return matches
+}
+
+// invocationMatches judges one invocation, and the code it runs that the
+// shell analysis leaves to the policy: PowerShell code, and the code that
+// remote-execution commands hand to other hosts.
+func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, depth int) []Match {
+	s.opts = p.valueOpts[s.name]
+	s.aliases = p.aliases[s.name]
+	dropReleaseTrack(s)
+	var more []Match
+	if isPowerShell(inv.Name) {
+		if subs, dynamic, ok := cmdletSubjects(inv, s); ok {
+			s.analysed = true
 			for j := range subs {
-				m := p.judge(&subs[j])
-				m.Kind = KindCmdlet
-				m.Source = subs[j].text()
-				matches = append(matches, m)
+				// With the winrm family disabled, script blocks run on
+				// other computers are not judged.
+				if p.disabled("winrm") && viaRemoting(subs[j].via) {
+					continue
+				}
+				more = append(more, p.cmdletMatch(&subs[j]))
 			}
 			if dynamic {
-				matches = append(matches, p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
+				more = append(more, p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
 			}
 		}
 	}
-	for _, d := range a.Dynamic {
-		matches = append(matches, p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false))
+	if r, ok := reachOf(s); ok && !p.disabled(r.family) {
+		s.reached, s.reach, s.reachUnknown = !r.here, r.hosts, r.unknown
+		if r.known {
+			s.analysed = true
+			more = append(more, p.reachMatches(s, &r, depth)...)
+		}
 	}
-	for _, u := range a.Unparsed {
-		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false))
+	m := p.judge(s)
+	m.Kind = KindInvocation
+	m.Source = s.text()
+	return append([]Match{m}, more...)
+}
+
+func (p *Policy) cmdletMatch(s *subject) Match {
+	m := p.judge(s)
+	m.Kind = KindCmdlet
+	m.Source = s.text()
+	return m
+}
+
+// apply puts a subject the analysis of handed-on code found in the place
+// that code runs. A subject that names its own host (ssh inside the code)
+// keeps it.
+func (at *place) apply(s *subject) {
+	if at == nil {
+		return
 	}
-	v := combine(matches)
-	v.Invocations = a.Invocations
-	return v
+	s.via = append(append([]string(nil), at.via...), s.via...)
+	if s.host != "" {
+		s.remote = s.remote || at.remote
+		return
+	}
+	s.host, s.hosts, s.remote = at.host, at.hosts, s.remote || at.remote
+}
+
+// of returns the place of a dynamic or unparsed piece of the analysis.
+func (at *place) of(host string, via []string) place {
+	pl := place{host: host, remote: host != "" || viaSSH(via), via: via}
+	if at != nil {
+		pl.via = append(append([]string(nil), at.via...), via...)
+		if host == "" {
+			pl.host, pl.hosts, pl.remote = at.host, at.hosts, pl.remote || at.remote
+		}
+	}
+	return pl
 }
 
 // text shows the subject as a command line a person can read back: static
@@ -227,7 +312,7 @@ func (s *subject) text() string {
 func (p *Policy) judge(s *subject) Match {
 	m := Match{Via: s.via, Payload: s.payload}
 	if s.remote {
-		m.Host = s.host
+		m.Host = strings.Join(s.hostList(), ",")
 	}
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
@@ -285,12 +370,13 @@ func couldMatch(m Match, r *commandRule) Match {
 // any command. Otherwise a dynamic name could be any command, so it gets
 // ask when some deny or protect rule applies there; unparsed text gets ask
 // only when one of its words is the command a deny or protect rule names.
-func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, via []string, psDynamic bool) Match {
-	m := Match{Kind: kind, Source: source, Via: via}
+func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic bool) Match {
+	remote := at.remote
+	m := Match{Kind: kind, Source: source, Via: at.via}
+	s := subject{host: at.host, hosts: at.hosts, remote: remote}
 	if remote {
-		m.Host = host
+		m.Host = strings.Join(s.hostList(), ",")
 	}
-	s := subject{host: host, remote: remote}
 	for _, r := range p.commands {
 		if !r.catchAll() || !r.at(remote) || psDynamic {
 			continue
@@ -319,7 +405,7 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		}
 		for _, w := range words {
 			if len(r.words) > 0 && r.words[0] != "*" && glob(r.words[0], w) ||
-				len(r.cmdlets) > 0 && anyGlob(r.cmdlets, strings.ToLower(w)) {
+				len(r.cmdlets) > 0 && namesCmdlet(r.cmdlets, strings.ToLower(w)) {
 				m.Effect, m.Rule = Ask, r.label
 				m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
 				return m
@@ -405,4 +491,15 @@ func (p *Policy) classifyTool(c Call) Verdict {
 		}
 	}
 	return combine([]Match{m})
+}
+
+// namesCmdlet reports whether a pattern that names cmdlets matches name;
+// "*", which matches every cmdlet, names none.
+func namesCmdlet(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if p != "*" && glob(p, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"encoding/base64"
+	"net/url"
+	"slices"
 	"strings"
 	"unicode/utf16"
 
@@ -113,14 +115,18 @@ func decodeUTF16Base64(s string) (string, error) {
 
 // psWord is a word of PowerShell code.
 type psWord struct {
-	text string
-	dyn  bool // holds a variable or subexpression
+	text  string
+	dyn   bool // holds a variable or subexpression
+	block bool // a script block argument: text is the code between its braces
 }
 
 // psPipelines splits PowerShell code into pipelines of commands, each a
 // list of words. Statements end at newlines, ';', '&&', '||' and at
-// brackets, so that the commands inside script blocks and subexpressions
-// stand on their own.
+// brackets, so that the commands inside subexpressions and statement
+// bodies stand on their own. A script block given to a command as an
+// argument (Invoke-Command -ScriptBlock { ... }, ForEach-Object { ... })
+// is one word of that command, marked block, whose code psSubjects reads
+// in the place the command runs it.
 func psPipelines(code string) [][][]psWord {
 	var (
 		out      [][][]psWord
@@ -163,6 +169,11 @@ func psPipelines(code string) [][][]psWord {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			endWord()
+		case c == '{' && (len(stage) > 0 || inWord):
+			endWord()
+			end := psBlockEnd(code, i+1)
+			stage = append(stage, psWord{text: code[i+1 : end], block: true})
+			i = end
 		case c == '\n' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')':
 			endStatement()
 		case c == '|' || c == '&':
@@ -245,17 +256,60 @@ func psPipelines(code string) [][][]psWord {
 	return out
 }
 
+// psBlockEnd returns the index of the brace that closes a script block
+// whose code starts at code[start], or len(code) when it is not closed.
+// Quotes, comments and nested braces inside do not close it.
+func psBlockEnd(code string, start int) int {
+	depth := 0
+	for i := start; i < len(code); i++ {
+		switch c := code[i]; c {
+		case '{':
+			depth++
+		case '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		case '`':
+			i++
+		case '#':
+			if end := strings.IndexByte(code[i:], '\n'); end >= 0 {
+				i += end
+			} else {
+				return len(code)
+			}
+		case '\'', '"':
+			for i++; i < len(code) && code[i] != c; i++ {
+				if c == '"' && code[i] == '`' {
+					i++
+				}
+			}
+		}
+	}
+	return len(code)
+}
+
+// place is where code runs: on this machine, on the hosts a remoting
+// command names, or on a remote host decided at run time (remote set,
+// no host).
+type place struct {
+	host   string
+	hosts  []string
+	remote bool
+	via    []string
+}
+
 // cmdletSubjects turns the PowerShell code of a pwsh invocation into
 // subjects. A cmdlet that takes its VM from the pipeline (Get-VM web-01 |
 // Stop-VM) gets the VM named upstream as its -VM argument, so that rules
 // find it where they look.
-func cmdletSubjects(inv *shell.Invocation, host string, remote bool) (subs []subject, dynamic bool, ok bool) {
+func cmdletSubjects(inv *shell.Invocation, s *subject) (subs []subject, dynamic bool, ok bool) {
 	code, dynamic, ok := psCode(inv)
 	if !ok {
 		return nil, dynamic, false
 	}
-	via := append(append([]string(nil), inv.Via...), inv.Name+" -Command")
-	subs, d := psSubjects(code, host, remote, via, 0)
+	via := append(append([]string(nil), s.via...), inv.Name+" -Command")
+	subs, d := psSubjects(code, place{host: s.host, hosts: s.hosts, remote: s.remote, via: via}, 0)
 	return subs, dynamic || d, true
 }
 
@@ -264,7 +318,8 @@ const maxPSDepth = 8
 
 // psSubjects reads the subjects of PowerShell code. The code of
 // Invoke-Expression (iex) is read as code too.
-func psSubjects(code, host string, remote bool, via []string, depth int) (subs []subject, dynamic bool) {
+func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool) {
+	host, remote, via := at.host, at.remote, at.via
 	for _, pipeline := range psPipelines(code) {
 		var carried []psWord
 		for _, stage := range pipeline {
@@ -286,20 +341,46 @@ func psSubjects(code, host string, remote bool, via []string, depth int) (subs [
 					dynamic = true
 					continue
 				}
-				more, d := psSubjects(inner, host, remote, append(via[:len(via):len(via)], "Invoke-Expression"), depth+1)
+				in := at
+				in.via = append(via[:len(via):len(via)], "Invoke-Expression")
+				more, d := psSubjects(inner, in, depth+1)
 				subs = append(subs, more...)
 				dynamic = dynamic || d
 				carried = nil
 				continue
 			}
-			s := subject{name: stage[0].text, host: host, remote: remote, ps: true, via: via}
+			s := subject{name: stage[0].text, host: host, hosts: at.hosts, remote: remote, ps: true, via: via}
 			hasVM := false
 			for _, w := range stage[1:] {
-				s.args = append(s.args, w.text)
+				text := w.text
+				if w.block {
+					text = "{" + w.text + "}"
+				}
+				s.args = append(s.args, text)
 				s.dyn = append(s.dyn, w.dyn)
 				if psParam(w.text, "vm") {
 					hasVM = true
 				}
+			}
+			// The code of script blocks runs where the cmdlet puts it:
+			// on the computers a remoting cmdlet names, else here.
+			blockAt, remoting := at, psRemoting(stage)
+			if remoting != nil {
+				blockAt = *remoting
+				blockAt.via = append(via[:len(via):len(via)], psRemotingVia(stage[0].text, remoting))
+			}
+			for _, w := range stage[1:] {
+				if !w.block {
+					continue
+				}
+				if depth >= maxPSDepth {
+					dynamic = true
+					continue
+				}
+				more, d := psSubjects(w.text, blockAt, depth+1)
+				subs = append(subs, more...)
+				dynamic = dynamic || d
+				s.analysed = true
 			}
 			if own := psVMs(stage); own != nil {
 				carried = own
@@ -372,4 +453,133 @@ func psVMs(stage []psWord) []psWord {
 		}
 	}
 	return vms
+}
+
+// psRemotingCmdlets run a script block on other computers.
+var psRemotingCmdlets = []string{"Invoke-Command", "icm"}
+
+// psComputerParams name the computers (or the Hyper-V VMs, for PowerShell
+// Direct) a remoting cmdlet runs its script block on.
+var psComputerParams = []string{"ComputerName", "Cn", "HostName", "VMName"}
+
+// psSessionParams name computers only known at run time.
+var psSessionParams = []string{"Session", "VMId", "ContainerId", "CimSession"}
+
+// psRemotingValueParams are Invoke-Command's parameters that take a value,
+// so that the words after them are not read as computer names.
+var psRemotingValueParams = []string{
+	"ArgumentList", "Args", "Credential", "Authentication", "ThrottleLimit",
+	"JobName", "ConfigurationName", "Port", "FilePath", "SessionName",
+	"KeyFilePath", "UserName", "ApplicationName", "SessionOption",
+	"CertificateThumbprint", "Subsystem", "Options", "InputObject",
+	"ConnectionUri", "Uri", "ScriptBlock", "SSHConnection",
+}
+
+// psRemoting reads where a remoting cmdlet's script block runs: the
+// computers in -ComputerName (or its first positional word, a list
+// "a,b"), the host of -ConnectionUri, or a host known only at run time
+// (-Session $s, -ComputerName $list). It returns nil for any other
+// cmdlet, and for Invoke-Command without a computer, which runs the block
+// here.
+func psRemoting(stage []psWord) *place {
+	if !slices.ContainsFunc(psRemotingCmdlets, func(n string) bool { return strings.EqualFold(n, stage[0].text) }) {
+		return nil
+	}
+	at := &place{remote: true}
+	unknown, named := false, false
+	add := func(w psWord) {
+		named = true
+		if w.dyn {
+			unknown = true
+			return
+		}
+		for h := range strings.SplitSeq(w.text, ",") {
+			if h = strings.TrimSpace(h); h != "" && !slices.Contains(at.hosts, h) {
+				at.hosts = append(at.hosts, h)
+			}
+		}
+	}
+	value := func(i int) (psWord, int, bool) {
+		w := stage[i]
+		if _, v, ok := strings.Cut(w.text, ":"); ok {
+			return psWord{text: v, dyn: w.dyn}, i, true
+		}
+		if i+1 < len(stage) && !stage[i+1].block {
+			return stage[i+1], i + 1, true
+		}
+		return psWord{}, i, false
+	}
+	positional := psWord{}
+	for i := 1; i < len(stage); i++ {
+		w := stage[i]
+		switch {
+		case w.block:
+		case psAnyParam(w.text, psComputerParams):
+			if v, j, ok := value(i); ok {
+				add(v)
+				i = j
+			}
+		case psAnyParam(w.text, psSessionParams):
+			named, unknown = true, true
+			_, i, _ = value(i)
+		case psAnyParam(w.text, []string{"ConnectionUri", "Uri"}):
+			if v, j, ok := value(i); ok {
+				i = j
+				if h := uriHost(v.text); h != "" && !v.dyn {
+					add(psWord{text: h})
+				} else {
+					named, unknown = true, true
+				}
+			}
+		case psAnyParam(w.text, psRemotingValueParams):
+			if !strings.Contains(w.text, ":") {
+				i++
+			}
+		case len(w.text) > 1 && w.text[0] == '-' && !w.dyn:
+		case positional.text == "" && !positional.dyn:
+			positional = w
+		}
+	}
+	if !named && (positional.text != "" || positional.dyn) {
+		add(positional)
+	}
+	if !named {
+		return nil
+	}
+	if unknown {
+		// Some computers are decided at run time: the block's changes
+		// have no host to checkpoint.
+		at.hosts = nil
+	}
+	if len(at.hosts) > 0 {
+		at.host = at.hosts[0]
+	}
+	return at
+}
+
+// psRemotingVia describes the remoting step for Via.
+func psRemotingVia(cmdlet string, at *place) string {
+	if len(at.hosts) == 0 {
+		return cmdlet + " (computers decided at run time)"
+	}
+	return cmdlet + " -ComputerName " + strings.Join(at.hosts, ",")
+}
+
+// psAnyParam reports whether word is one of the parameters names.
+func psAnyParam(word string, names []string) bool {
+	for _, n := range names {
+		if psParam(word, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// uriHost returns the host of a URI such as http://web-01:5985/wsman.
+func uriHost(s string) string {
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
+	}
+	return u.Hostname()
 }
