@@ -32,11 +32,11 @@ type Config struct {
 	// a rule naming the one matches the other. They add to the catalog's.
 	SubcommandAliases map[string]map[string]string
 	// Catalog holds the [catalog] table: the built-in families turned off.
-	Catalog           CatalogConfig
-	Servers           []ServerRule
-	Tools             []ToolRule
-	Commands          []CommandRule
-	Tests             []TestCase
+	Catalog  CatalogConfig
+	Servers  []ServerRule
+	Tools    []ToolRule
+	Commands []CommandRule
+	Tests    []TestCase
 }
 
 // ZertoConfig holds the [zerto] table as written in the file. The

@@ -10,12 +10,12 @@ import (
 type targetKind int
 
 const (
-	targetFlag targetKind = iota // the value of an option
-	targetArg                    // the N-th positional word after the match
-	targetArgs                   // every positional word after the match
-	targetHost                   // the host the command acts on
-	targetFlags                  // the values of an option that takes several words
-	targetDest                   // the N-th positional word as an ssh destination
+	targetFlag  targetKind = iota // the value of an option
+	targetArg                     // the N-th positional word after the match
+	targetArgs                    // every positional word after the match
+	targetHost                    // the host the command acts on
+	targetFlags                   // the values of an option that takes several words
+	targetDest                    // the N-th positional word as an ssh destination
 )
 
 // targetSpec is one alternative of a rule's target.
