@@ -174,8 +174,9 @@ type TestCase struct {
 	Expect Effect
 	// Targets, when set, are the targets the call must get, in order.
 	Targets []string
-	// Family is the family whose rules decide the case; the case is left
-	// out when that family is disabled.
+	// Family names the families whose rules decide the case, separated
+	// by spaces ("ssh govc"); the case is left out when any of them is
+	// disabled.
 	Family string
 }
 

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -61,7 +62,7 @@ func New(cfg *Config) (*Policy, error) {
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = user.tests
 	for _, t := range cat.tests {
-		if !p.disabled(t.Family) {
+		if !slices.ContainsFunc(strings.Fields(t.Family), p.disabled) {
 			p.tests = append(p.tests, t)
 		}
 	}

@@ -369,6 +369,7 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 				blockAt = *remoting
 				blockAt.via = append(via[:len(via):len(via)], psRemotingVia(stage[0].text, remoting))
 			}
+			var inner []subject
 			for _, w := range stage[1:] {
 				if !w.block {
 					continue
@@ -378,7 +379,7 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 					continue
 				}
 				more, d := psSubjects(w.text, blockAt, depth+1)
-				subs = append(subs, more...)
+				inner = append(inner, more...)
 				dynamic = dynamic || d
 				s.analysed = true
 			}
@@ -391,6 +392,7 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 				}
 			}
 			subs = append(subs, s)
+			subs = append(subs, inner...)
 		}
 	}
 	return subs, dynamic
