@@ -44,7 +44,7 @@ func (r RuleInfo) String() string {
 	if family == "" {
 		family = "-"
 	}
-	fmt.Fprintf(&b, "%-7s %-8s %-10s %s", r.Effect, r.Kind, family, r.Name)
+	fmt.Fprintf(&b, "%-7s %-8s %-11s %s", r.Effect, r.Kind, family, r.Name)
 	if r.Reason != "" {
 		b.WriteString("  # ")
 		b.WriteString(r.Reason)

@@ -17,8 +17,10 @@ func newCatalogCmd() *cobra.Command {
 		Short: "Print the effective rules",
 		Long: `catalog prints the rules in the order they are tried: the config's rules
 first, then the built-in catalog's; within a list the first matching rule
-wins. With --toml it prints the built-in catalog itself, a config file that
-can be copied and edited.`,
+wins. The third column is the rule's family, the way of reaching a VM it
+belongs to; [catalog] disable = ["gcloud", ...] in the config turns a
+catalog family off. With --toml it prints the built-in catalog itself, a
+config file that can be copied and edited.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
