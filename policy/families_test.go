@@ -281,3 +281,36 @@ func FuzzFamilies(f *testing.F) {
 		}
 	})
 }
+
+// TestPowerShellStatements checks how statements that start with a value
+// are read: a value runs nothing, an assignment runs its pipeline, and a
+// variable run by & or . or called as a method is known only at run time.
+func TestPowerShellStatements(t *testing.T) {
+	p := newPolicy(t, "")
+	tests := []struct {
+		cmd     string
+		want    Effect
+		targets []string
+	}{
+		{"pwsh -c 'Get-VM | ForEach-Object { $_.Name }'", None, nil},
+		{"pwsh -c '$vms = Get-VM -Name web-*; $vms.Count'", None, nil},
+		{"pwsh -c '$r = Stop-VM -VM web-01 -Confirm:$false'", Protect, []string{"web-01"}},
+		{"pwsh -c '[int]$n += Restart-VM web-02'", Protect, []string{"web-02"}},
+		{"pwsh -c '$vm = Get-VM web-01; $vm.ExtensionData.PowerOffVM()'", Ask, nil},
+		{"pwsh -c '& $cmd'", Ask, nil},
+		{"pwsh -c '. $script'", Ask, nil},
+		{"pwsh -c '$cmd web-01'", Ask, nil},
+		{"pwsh -c '$servers = @(\"web-01\", \"web-02\"); $servers'", None, nil},
+		{"pwsh -c 'Invoke-Command -ComputerName web-01 { param($name) Get-Service $name } -ArgumentList W3SVC'", None, nil},
+		{"pwsh -c 'Invoke-Command -ComputerName web-01 { param($name) Restart-Service $name } -ArgumentList W3SVC'", Protect, []string{"web-01"}},
+		{"pwsh -c '$vms | Stop-VM'", Ask, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			v := p.ClassifyCommand(tt.cmd)
+			if v.Effect != tt.want || !slices.Equal(v.Targets, tt.targets) {
+				t.Errorf("got %s %q (%s: %s), want %s %q", v.Effect, v.Targets, v.Rule, v.Reason, tt.want, tt.targets)
+			}
+		})
+	}
+}

@@ -118,6 +118,9 @@ type psWord struct {
 	text  string
 	dyn   bool // holds a variable or subexpression
 	block bool // a script block argument: text is the code between its braces
+	// call is set on a word the call operator (&) runs, and on one
+	// followed at once by "(": a method call such as $vm.Stop().
+	call bool
 }
 
 // psPipelines splits PowerShell code into pipelines of commands, each a
@@ -135,10 +138,12 @@ func psPipelines(code string) [][][]psWord {
 		word     strings.Builder
 		inWord   bool
 		dyn      bool
+		call     bool
 	)
 	endWord := func() {
 		if inWord {
-			w := psWord{text: word.String(), dyn: dyn}
+			w := psWord{text: word.String(), dyn: dyn, call: call}
+			call = false
 			// "a, b" is one list argument.
 			if n := len(stage); n > 0 && strings.HasSuffix(stage[n-1].text, ",") || strings.HasPrefix(w.text, ",") && len(stage) > 1 {
 				stage[n-1].text += w.text
@@ -174,7 +179,11 @@ func psPipelines(code string) [][][]psWord {
 			end := psBlockEnd(code, i+1)
 			stage = append(stage, psWord{text: code[i+1 : end], block: true})
 			i = end
+		case c == '(' && inWord && word.String() != "$" && word.String() != "@":
+			call = true
+			endStatement()
 		case c == '\n' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')':
+			call = false
 			endStatement()
 		case c == '|' || c == '&':
 			if i+1 < len(code) && code[i+1] == c {
@@ -183,7 +192,8 @@ func psPipelines(code string) [][][]psWord {
 			} else if c == '|' {
 				endStage()
 			} else {
-				endWord() // the call operator
+				endWord()
+				call = true // the call operator runs the next word
 			}
 		case c == '#' && !inWord:
 			end := strings.IndexByte(code[i:], '\n')
@@ -325,14 +335,25 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 		for _, stage := range pipeline {
 			// The dot-source operator runs the command as & does.
 			if stage[0].text == "." && !stage[0].dyn && len(stage) > 1 {
-				stage = stage[1:]
+				stage = append([]psWord(nil), stage[1:]...)
+				stage[0].call = true
 			}
 			// A module-qualified name: VMware.VimAutomation.Core\Stop-VM.
 			if i := strings.LastIndexByte(stage[0].text, '\\'); i >= 0 && i < len(stage[0].text)-1 && !stage[0].dyn {
 				stage[0].text = stage[0].text[i+1:]
 			}
+			// "$x = Get-VM web-01 | Stop-VM": the value of an assignment
+			// is a pipeline of its own.
+			for len(stage) > 2 && stage[0].dyn && !stage[0].call && isPSAssign(stage[1]) {
+				stage = stage[2:]
+			}
 			if stage[0].dyn {
-				dynamic = true
+				// A variable or member run by & or called as a method
+				// ($vm.Stop()) is code known only at run time; a bare
+				// value ($_.Name, $list) runs nothing.
+				if stage[0].call || len(stage) > 1 {
+					dynamic = true
+				}
 				continue
 			}
 			if isInvokeExpression(stage[0].text) {
@@ -584,4 +605,13 @@ func uriHost(s string) string {
 		return ""
 	}
 	return u.Hostname()
+}
+
+// isPSAssign reports whether a word is an assignment operator.
+func isPSAssign(w psWord) bool {
+	switch w.text {
+	case "=", "+=", "-=", "*=", "/=", "%=", "??=":
+		return !w.dyn
+	}
+	return false
 }
