@@ -35,6 +35,6 @@
 // and powershell.go, and judged as commands running on that host.
 //
 // [Policy.SelfTest] runs the [[test]] cases of the config and the catalog,
-// and for each deny and protect rule a matrix that quotes the rule's sample
+// and for each deny, ask and protect rule a matrix that quotes the rule's sample
 // command as data (which must not trip it) and runs it as code (which must).
 package policy

@@ -78,15 +78,15 @@ var matrixVariants = []struct {
 }
 
 // SelfTest runs the [[test]] cases of the config and the catalog and, for
-// every deny and protect command rule, the matrix of its sample command
-// quoted as data and run as code.
+// every deny, ask and protect command rule, the matrix of its sample
+// command quoted as data and run as code.
 func (p *Policy) SelfTest() []TestResult {
 	var out []TestResult
 	for _, t := range p.tests {
 		out = append(out, p.runTest(t))
 	}
 	for _, r := range p.commands {
-		if r.src.Effect != Deny && r.src.Effect != Protect {
+		if r.src.Effect == None {
 			continue
 		}
 		// A remote rule's sample reaches the host through ssh, which
