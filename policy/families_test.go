@@ -43,6 +43,9 @@ var familyCases = []struct {
 	{"psexec", "psexec '\\\\*' -s ipconfig /flushdns", Ask, nil},
 	{"psexec", "psexec -s cmd /c whoami", None, nil},
 	{"psexec", "impacket-smbexec corp/admin@web-01", Protect, []string{"web-01"}},
+	{"psexec", "PSEXEC.EXE '\\\\web-01'", Protect, []string{"web-01"}},
+	{"winrm", "WinRS.exe -r:web-01 hostname", None, nil},
+	{"winrm", "ssh win-01 'PowerShell.exe -Command Get-Service'", None, nil},
 	{"psexec", "psexec.py -shell-type powershell corp/admin@web-01 Restart-Service W3SVC", Protect, []string{"web-01"}},
 	// hyperv.
 	{"hyperv", "pwsh -c 'Start-VM web-01; Save-VM -Name web-02'", Protect, []string{"web-01", "web-02"}},

@@ -225,6 +225,9 @@ func (p *Policy) analysisMatches(a *shell.Analysis, at *place, depth int) []Matc
 // shell analysis leaves to the policy: PowerShell code, and the code that
 // remote-execution commands hand to other hosts.
 func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, depth int) []Match {
+	if isWindowsProgram(s.name) {
+		s.name = windowsName(s.name)
+	}
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
 	dropReleaseTrack(s)

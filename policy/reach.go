@@ -42,7 +42,7 @@ func reachOf(s *subject) (reach, bool) {
 	if s.ps {
 		return reach{}, false
 	}
-	name := strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(s.name, ".exe"), ".EXE"))
+	name := windowsName(s.name)
 	switch name {
 	case "winrs":
 		return winrsReach(s)
@@ -61,6 +61,23 @@ func reachOf(s *subject) (reach, bool) {
 		return impacketReach(s)
 	}
 	return reach{}, false
+}
+
+// windowsName returns the name a Windows program is known by: lower case,
+// without ".exe" (PsExec64.exe is psexec64), so that rules name it once.
+func windowsName(name string) string {
+	lower := strings.ToLower(name)
+	return strings.TrimSuffix(lower, ".exe")
+}
+
+// isWindowsProgram reports whether name is one of the Windows programs
+// whose name rules see in its canonical form.
+func isWindowsProgram(name string) bool {
+	switch windowsName(name) {
+	case "winrs", "psexec", "psexec64", "cmd", "pwsh", "powershell":
+		return true
+	}
+	return false
 }
 
 // codeOf joins the words from i on into the command line they make, as
