@@ -69,6 +69,7 @@ var familyCases = []struct {
 	{"gcloud", "gcloud compute instances add-metadata web-01 --metadata startup-script='reboot'", Protect, []string{"web-01"}},
 	{"gcloud", "gcloud alpha compute instances delete web-01", Deny, nil},
 	{"gcloud", "gcloud compute instances get-serial-port-output web-01", None, nil},
+	{"gcloud", "gcloud compute instances update-container web-01 --container-image gcr.io/p/app:2", Protect, []string{"web-01"}},
 	{"gcloud", "gcloud beta compute ssh web-01 --command 'cat /etc/hosts'", None, nil},
 	{"gcloud", "gcloud compute ssh $VM --command 'sudo reboot'", Ask, nil},
 	{"gcloud", "gcloud compute instances create web-09 --machine-type e2-small", None, nil},
