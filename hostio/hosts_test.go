@@ -22,7 +22,7 @@ var hostDecodeTests = []struct {
 }{
 	{
 		name: "CodexBash", host: Codex,
-		in: `{"session_id":"0199a1","turn_id":"1","transcript_path":null,"cwd":"/home/u/infra","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"govc vm.power -off web-01"},"tool_use_id":"call_1"}`,
+		in:   `{"session_id":"0199a1","turn_id":"1","transcript_path":null,"cwd":"/home/u/infra","hook_event_name":"PreToolUse","model":"gpt-5-codex","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"govc vm.power -off web-01"},"tool_use_id":"call_1"}`,
 		want: &Event{SessionID: "0199a1", Cwd: "/home/u/infra", PermissionMode: "default", HookEventName: preToolUse, ToolName: "Bash", ToolUseID: "call_1", ToolInput: json.RawMessage(`{"command":"govc vm.power -off web-01"}`)},
 	},
 	{
