@@ -375,3 +375,46 @@ func TestDiff(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+func TestMatcherMatches(t *testing.T) {
+	tests := []struct {
+		matcher, tool string
+		want          bool
+	}{
+		{"", "Bash", true},
+		{"*", "mcp__a__b", true},
+		{"Bash", "Bash", true},
+		{"Bash", "BashOutput", false},
+		{"Edit|Write", "Write", true},
+		{"Edit|Write", "Bash", false},
+		{"^(Bash|mcp__.*)$", "mcp__vsphere__power_off_vm", true},
+		{"^(Bash|mcp__.*)$", "Write", false},
+		{"mcp__vsphere__.*", "mcp__vcenter__x", false},
+		{"Notebook.*", "NotebookEdit", true},
+		{"(", "Bash", false},
+	}
+	for _, tt := range tests {
+		if got := MatcherMatches(tt.matcher, tt.tool); got != tt.want {
+			t.Errorf("MatcherMatches(%q, %q) = %v, want %v", tt.matcher, tt.tool, got, tt.want)
+		}
+	}
+}
+
+func TestUncovered(t *testing.T) {
+	cfg := policy.Default()
+	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}}
+	for _, tt := range []struct {
+		in   Installed
+		want string
+	}{
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: Matcher(hostio.Claude, cfg)}, ""},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool Write"},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write"},
+		{Installed{Host: hostio.Gemini, HasMatcher: true, Matcher: Matcher(hostio.Gemini, cfg)}, ""},
+		{Installed{Host: hostio.Cursor}, ""},
+	} {
+		if got := strings.Join(tt.in.Uncovered(cfg), " "); got != tt.want {
+			t.Errorf("Uncovered(%s %q) = %q, want %q", tt.in.Host, tt.in.Matcher, got, tt.want)
+		}
+	}
+}

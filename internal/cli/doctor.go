@@ -284,6 +284,10 @@ func (d *doctor) hooks(ctx context.Context, cfg *policy.Config, cwd string) {
 		default:
 			d.line(checkOK, what, fmt.Sprintf("%s: %s, above hook.budget = %s", where, in.Timeout, budget), "")
 		}
+		if missed := in.Uncovered(cfg); len(missed) > 0 {
+			d.line(checkFail, "hook matcher", fmt.Sprintf("%s: the matcher %q lets %s past the hook unjudged", where, in.Matcher, strings.Join(missed, ", ")),
+				fmt.Sprintf("rewind install --host %s again, which writes a matcher for the config's rules", in.Host))
+		}
 		binaries[in.Binary] = true
 	}
 	for _, bin := range slices.Sorted(maps.Keys(binaries)) {
