@@ -268,7 +268,14 @@ func (d *doctor) hooks(ctx context.Context, cfg *policy.Config, cwd string) {
 	budget := cfg.Hook.Budget
 	want := install.HookTimeout(budget)
 	binaries := map[string]bool{}
+	seen := map[string]bool{}
 	for _, in := range found {
+		// A host with several events (Cursor) holds the same hook twice.
+		key := fmt.Sprint(in.Path, in.Timeout, in.TimeoutSet, in.Matcher, in.Binary)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
 		what := "hook timeout"
 		where := fmt.Sprintf("%s (%s)", in.Path, in.Host)
 		switch {
