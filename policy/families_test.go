@@ -9,7 +9,8 @@ import (
 )
 
 // familyCases are calls of every family: a change with its targets, a read,
-// and the deletes and unplanned changes that get deny or ask. They seed
+// and the deletes and unplanned changes that get deny or ask. family names
+// the families whose rules decide the case, separated by spaces. They seed
 // FuzzFamilies too.
 var familyCases = []struct {
 	family  string
@@ -35,6 +36,8 @@ var familyCases = []struct {
 	{"winrm", "winrs /r:web-01 shutdown /r /t 0", Protect, []string{"web-01"}},
 	{"winrm", "winrs -remote:web-01.corp.local \"net stop w3svc\"", Protect, []string{"web-01.corp.local"}},
 	{"winrm", "winrs -r:$HOST ipconfig", None, nil},
+	{"winrm", "winrs \"-r:$HOST\" net stop w3svc", Ask, nil},
+	{"winrm", "winrs ipconfig /release", None, nil},
 	{"winrm", "winrs -r:$HOST net stop w3svc", Ask, nil},
 	{"winrm", "evil-winrm -i web-01 -u admin -p secret", Protect, []string{"web-01"}},
 	// psexec.
@@ -42,6 +45,13 @@ var familyCases = []struct {
 	{"psexec", "psexec //web-01 -s net stop w3svc", Protect, []string{"web-01"}},
 	{"psexec", "psexec '\\\\*' -s ipconfig /flushdns", Ask, nil},
 	{"psexec", "psexec -s cmd /c whoami", None, nil},
+	{"psexec", "psexec -s cmd /c dir c:\\x", None, nil},
+	{"psexec", "psexec -s cmd /c shutdown /r", None, nil},
+	{"psexec", "psexec -s '\\\\web-01' net stop w3svc", Protect, []string{"web-01"}},
+	{"psexec", "psexec \"\\\\$TARGET\" net stop w3svc", Ask, nil},
+	{"psexec", "psexec $TARGET net stop w3svc", Ask, nil},
+	{"psexec", "psexec $TARGET ipconfig", None, nil},
+	{"psexec govc", "psexec -s cmd /c \"govc vm.destroy web-02\"", Deny, nil},
 	{"psexec", "impacket-smbexec corp/admin@web-01", Protect, []string{"web-01"}},
 	{"psexec", "PSEXEC.EXE '\\\\web-01'", Protect, []string{"web-01"}},
 	{"winrm", "WinRS.exe -r:web-01 hostname", None, nil},
@@ -113,8 +123,10 @@ func TestFamilies(t *testing.T) {
 func TestFamiliesListed(t *testing.T) {
 	known := Families()
 	for _, tt := range familyCases {
-		if tt.family != "" && !slices.Contains(known, tt.family) {
-			t.Errorf("family %q is not in the catalog (%v)", tt.family, known)
+		for _, f := range strings.Fields(tt.family) {
+			if !slices.Contains(known, f) {
+				t.Errorf("family %q is not in the catalog (%v)", f, known)
+			}
 		}
 	}
 	cfg := catalogConfig()
@@ -162,7 +174,7 @@ func TestDisableFamily(t *testing.T) {
 					continue
 				}
 				v := p.ClassifyCommand(tt.cmd)
-				if tt.family != fam && v.Effect != tt.want {
+				if !slices.Contains(strings.Fields(tt.family), fam) && v.Effect != tt.want {
 					t.Errorf("%s: got %s (%s), want %s: another family's rule changed", tt.cmd, v.Effect, v.Rule, tt.want)
 				}
 			}

@@ -249,7 +249,7 @@ func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, depth int)
 		}
 	}
 	if r, ok := reachOf(s); ok && !p.disabled(r.family) {
-		s.reached, s.reach, s.reachUnknown = !r.here, r.hosts, r.unknown
+		s.reached, s.reach, s.reachUnknown = true, r.hosts, r.unknown
 		if r.known {
 			s.analysed = true
 			more = append(more, p.reachMatches(s, &r, depth)...)

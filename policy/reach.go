@@ -107,19 +107,20 @@ func lineOf(s *subject, from int) string {
 }
 
 // winrsReach reads winrs -r:HOST [options] COMMAND: the command runs on
-// HOST through WinRM. Options start with - or / and carry their value
-// after a colon.
+// HOST through WinRM (without -r, on this machine). Options start with -
+// or / and carry their value after a colon. An option decided at run time
+// may be -r: the host is then unknown.
 func winrsReach(s *subject) (reach, bool) {
 	r := reach{family: "winrm"}
 	cmd := -1
 	for i, a := range s.args {
-		if s.dynamic(i) && (a == "" || a[0] == '-' || a[0] == '/') {
-			if isWinrsRemote(a) {
+		if s.dynamic(i) {
+			if t := strings.TrimLeft(a, `"'`); t != "" && (t[0] == '-' || t[0] == '/') {
 				r.unknown = true
+				continue
 			}
-			continue
 		}
-		if len(a) > 1 && (a[0] == '-' || a[0] == '/') {
+		if !s.dynamic(i) && len(a) > 1 && (a[0] == '-' || a[0] == '/') {
 			if isWinrsRemote(a) {
 				_, v, _ := strings.Cut(a, ":")
 				if h := uriHost(v); h != "" && strings.Contains(v, "://") {
@@ -128,7 +129,7 @@ func winrsReach(s *subject) (reach, bool) {
 					v = stripPort(v)
 				}
 				if v != "" {
-					r.hosts = append(r.hosts, v)
+					r.hosts = addUnique(r.hosts, v)
 				}
 			}
 			continue
@@ -136,12 +137,12 @@ func winrsReach(s *subject) (reach, bool) {
 		cmd = i
 		break
 	}
-	if len(r.hosts) == 0 && !r.unknown {
-		return reach{}, false // winrs on this machine
+	if r.unknown {
+		r.hosts = nil
 	}
+	r.here = len(r.hosts) == 0 && !r.unknown
 	if cmd >= 0 {
-		r.code = lineOf(s, cmd)
-		r.known = true
+		r.code, r.known = lineOf(s, cmd), true
 	}
 	r.via = "winrs -r:" + strings.Join(r.hosts, ",")
 	return r, true
@@ -155,25 +156,25 @@ func isWinrsRemote(a string) bool {
 // psexecValueOpts are the Sysinternals PsExec options that take a value.
 var psexecValueOpts = map[string]bool{"-u": true, "-p": true, "-n": true, "-r": true, "-w": true, "-a": true}
 
-// psexecReach reads PsExec \\HOST[,HOST...] [options] COMMAND. The shell
-// may leave one backslash ("\\host" unquoted) or two; @file and \\* name
+// psexecReach reads PsExec \\HOST[,HOST...] [options] COMMAND (without a
+// host, on this machine). The shell may leave one backslash ("\\host"
+// unquoted) or two; @file, \\* and a first word decided at run time name
 // computers known only at run time.
 func psexecReach(s *subject) (reach, bool) {
 	r := reach{family: "psexec"}
 	i := 0
-	named := false
 	for ; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) {
-			if strings.HasPrefix(a, `\`) || strings.HasPrefix(a, "//") {
-				named, r.unknown = true, true
+			t := strings.TrimLeft(a, `"'`)
+			if i == 0 || strings.HasPrefix(t, `\`) || strings.HasPrefix(t, "//") {
+				r.unknown = true
 				continue
 			}
 			break
 		}
 		switch {
 		case strings.HasPrefix(a, `\`) || strings.HasPrefix(a, "//"):
-			named = true
 			for h := range strings.SplitSeq(strings.TrimLeft(a, `\/`), ",") {
 				switch {
 				case h == "*":
@@ -183,8 +184,8 @@ func psexecReach(s *subject) (reach, bool) {
 				}
 			}
 			continue
-		case strings.HasPrefix(a, "@") && !named:
-			named, r.unknown = true, true
+		case i == 0 && strings.HasPrefix(a, "@"):
+			r.unknown = true
 			continue
 		case psexecValueOpts[strings.ToLower(a)]:
 			i++
@@ -197,15 +198,12 @@ func psexecReach(s *subject) (reach, bool) {
 		}
 		break
 	}
-	if !named {
-		return reach{}, false // psexec on this machine
-	}
 	if r.unknown {
 		r.hosts = nil
 	}
+	r.here = len(r.hosts) == 0 && !r.unknown
 	if i < len(s.args) {
-		r.code = lineOf(s, i)
-		r.known = true
+		r.code, r.known = lineOf(s, i), true
 	}
 	r.via = `psexec \\` + strings.Join(r.hosts, ",")
 	return r, true
@@ -225,7 +223,7 @@ var impacketValueOpts = map[string]bool{
 	"-hashes": true, "-dc-ip": true, "-target-ip": true, "-port": true, "-codec": true,
 	"-aesKey": true, "-keytab": true, "-service-name": true, "-remote-binary-name": true,
 	"-file": true, "-share": true, "-shell-type": true, "-com-version": true,
-	"-object": true, "-session-id": true, "-ts": false,
+	"-object": true, "-session-id": true,
 }
 
 // impacketReach reads Impacket's psexec.py [options] [[domain/]user[:pass]@]HOST [COMMAND...].
