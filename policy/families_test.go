@@ -320,6 +320,14 @@ func TestPowerShellStatements(t *testing.T) {
 		{"pwsh -c 'Invoke-Command -ComputerName web-01 { param($name) Get-Service $name } -ArgumentList W3SVC'", None, nil},
 		{"pwsh -c 'Invoke-Command -ComputerName web-01 { param($name) Restart-Service $name } -ArgumentList W3SVC'", Protect, []string{"web-01"}},
 		{"pwsh -c '$vms | Stop-VM'", Ask, nil},
+		{"pwsh -c 'Invoke-Command -ComputerName (Get-Content hosts.txt) { Restart-Service W3SVC }'", Ask, nil},
+		{"pwsh -c 'Invoke-Command -ComputerName $(Get-Content hosts.txt) { Get-Service W3SVC }'", None, nil},
+		{"pwsh -c '$h = @{ a = $(Remove-VM web-01) }'", Deny, nil},
+		{"pwsh -c 'Invoke-Command -ComputerName web-01 { Get-Service | Select-Object @{ n = \"N\"; e = { $_.Name } } }'", None, nil},
+		{"pwsh -c '(Get-VM web-01).ExtensionData.PowerOffVM()'", Ask, nil},
+		{"pwsh -c 'Stop-VM -VM (Get-VM web-01) -Confirm:$false'", Ask, nil},
+		{"pwsh -c 'if ($x) { Stop-VM web-01 } else { Get-VM }'", Protect, []string{"web-01"}},
+		{"pwsh -c 'Write-Output (Restart-VM web-02)'", Protect, []string{"web-02"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {

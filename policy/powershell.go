@@ -118,6 +118,8 @@ type psWord struct {
 	text  string
 	dyn   bool // holds a variable or subexpression
 	block bool // a script block argument: text is the code between its braces
+	paren bool // a (...) or $(...) argument: text is the code inside, its value dyn
+	hash  bool // a @{...} hashtable: text is its entries
 	// call is set on a word the call operator (&) runs, and on one
 	// followed at once by "(": a method call such as $vm.Stop().
 	call bool
@@ -174,14 +176,33 @@ func psPipelines(code string) [][][]psWord {
 		switch {
 		case c == ' ' || c == '\t' || c == '\r':
 			endWord()
+		case c == '{' && inWord && word.String() == "@":
+			word.Reset()
+			inWord, dyn = false, false
+			end := psCloseEnd(code, i+1, '{', '}')
+			stage = append(stage, psWord{text: code[i+1 : end], dyn: true, hash: true})
+			i = end
 		case c == '{' && (len(stage) > 0 || inWord):
 			endWord()
-			end := psBlockEnd(code, i+1)
+			end := psCloseEnd(code, i+1, '{', '}')
 			stage = append(stage, psWord{text: code[i+1 : end], block: true})
 			i = end
-		case c == '(' && inWord && word.String() != "$" && word.String() != "@":
+		case c == '(' && inWord && !strings.HasSuffix(word.String(), "$") && !strings.HasSuffix(word.String(), "@"):
+			// A method or function call: $vm.Stop().
 			call = true
 			endStatement()
+		case c == '(' && (inWord || len(stage) > 0):
+			// An argument computed by a (sub)expression: $(...),
+			// @(...) or (...). Its code runs here, first.
+			if w := word.String(); inWord && (w == "$" || w == "@") {
+				word.Reset()
+				inWord, dyn = false, false
+			} else {
+				endWord()
+			}
+			end := psCloseEnd(code, i+1, '(', ')')
+			stage = append(stage, psWord{text: code[i+1 : end], dyn: true, paren: true})
+			i = end
 		case c == '\n' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')':
 			call = false
 			endStatement()
@@ -266,16 +287,16 @@ func psPipelines(code string) [][][]psWord {
 	return out
 }
 
-// psBlockEnd returns the index of the brace that closes a script block
-// whose code starts at code[start], or len(code) when it is not closed.
-// Quotes, comments and nested braces inside do not close it.
-func psBlockEnd(code string, start int) int {
+// psCloseEnd returns the index of the bracket (close) that closes the
+// one (open) before code[start], or len(code) when it is not closed.
+// Quotes, comments and nested brackets inside do not close it.
+func psCloseEnd(code string, start int, open, close byte) int {
 	depth := 0
 	for i := start; i < len(code); i++ {
 		switch c := code[i]; c {
-		case '{':
+		case open:
 			depth++
-		case '}':
+		case close:
 			if depth == 0 {
 				return i
 			}
@@ -329,6 +350,13 @@ const maxPSDepth = 8
 // psSubjects reads the subjects of PowerShell code. The code of
 // Invoke-Expression (iex) is read as code too.
 func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool) {
+	return psStatements(code, at, depth, false)
+}
+
+// psStatements is psSubjects; with hash set the code is the entries of a
+// hashtable (@{ n = 'x'; e = { ... } }), which run nothing but the
+// blocks and subexpressions in their values.
+func psStatements(code string, at place, depth int, hash bool) (subs []subject, dynamic bool) {
 	host, remote, via := at.host, at.remote, at.via
 	for _, pipeline := range psPipelines(code) {
 		var carried []psWord
@@ -337,6 +365,10 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 			if stage[0].text == "." && !stage[0].dyn && len(stage) > 1 {
 				stage = append([]psWord(nil), stage[1:]...)
 				stage[0].call = true
+			}
+			// A member of the value before it: (Get-VM web-01).Stop().
+			if len(stage[0].text) > 1 && stage[0].text[0] == '.' && !stage[0].block {
+				stage[0].dyn = true
 			}
 			// A module-qualified name: VMware.VimAutomation.Core\Stop-VM.
 			if i := strings.LastIndexByte(stage[0].text, '\\'); i >= 0 && i < len(stage[0].text)-1 && !stage[0].dyn {
@@ -347,62 +379,48 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 			for len(stage) > 2 && stage[0].dyn && !stage[0].call && isPSAssign(stage[1]) {
 				stage = stage[2:]
 			}
-			if stage[0].dyn {
+			// The code of script blocks runs where the cmdlet puts it:
+			// on the computers a remoting cmdlet names, else here.
+			var remoting *place
+			if !hash && !stage[0].dyn && !stage[0].block {
+				remoting = psRemoting(stage)
+			}
+			inner, d, blocks := psNested(stage, at, remoting, depth)
+			dynamic = dynamic || d
+			if hash || stage[0].dyn || stage[0].block {
 				// A variable or member run by & or called as a method
 				// ($vm.Stop()) is code known only at run time; a bare
-				// value ($_.Name, $list) runs nothing.
-				if stage[0].call || len(stage) > 1 {
+				// value ($_.Name, $list, a hashtable entry) runs nothing.
+				if !hash && stage[0].dyn && !stage[0].paren && (stage[0].call || len(stage) > 1) {
 					dynamic = true
 				}
+				subs = append(subs, inner...)
+				carried = nil
 				continue
 			}
 			if isInvokeExpression(stage[0].text) {
-				inner, ok := psExpression(stage)
+				subs = append(subs, inner...)
+				code, ok := psExpression(stage)
 				if !ok || depth >= maxPSDepth {
 					dynamic = true
 					continue
 				}
 				in := at
 				in.via = append(via[:len(via):len(via)], "Invoke-Expression")
-				more, d := psSubjects(inner, in, depth+1)
+				more, d := psSubjects(code, in, depth+1)
 				subs = append(subs, more...)
 				dynamic = dynamic || d
 				carried = nil
 				continue
 			}
-			s := subject{name: stage[0].text, host: host, hosts: at.hosts, remote: remote, ps: true, via: via}
+			s := subject{name: stage[0].text, host: host, hosts: at.hosts, remote: remote, ps: true, via: via, analysed: blocks}
 			hasVM := false
 			for _, w := range stage[1:] {
-				text := w.text
-				if w.block {
-					text = "{" + w.text + "}"
-				}
-				s.args = append(s.args, text)
+				s.args = append(s.args, w.source())
 				s.dyn = append(s.dyn, w.dyn)
 				if psParam(w.text, "vm") {
 					hasVM = true
 				}
-			}
-			// The code of script blocks runs where the cmdlet puts it:
-			// on the computers a remoting cmdlet names, else here.
-			blockAt, remoting := at, psRemoting(stage)
-			if remoting != nil {
-				blockAt = *remoting
-				blockAt.via = append(via[:len(via):len(via)], psRemotingVia(stage[0].text, remoting))
-			}
-			var inner []subject
-			for _, w := range stage[1:] {
-				if !w.block {
-					continue
-				}
-				if depth >= maxPSDepth {
-					dynamic = true
-					continue
-				}
-				more, d := psSubjects(w.text, blockAt, depth+1)
-				inner = append(inner, more...)
-				dynamic = dynamic || d
-				s.analysed = true
 			}
 			if own := psVMs(stage); own != nil {
 				carried = own
@@ -417,6 +435,53 @@ func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool)
 		}
 	}
 	return subs, dynamic
+}
+
+// source shows a word as the code wrote it.
+func (w psWord) source() string {
+	switch {
+	case w.block:
+		return "{" + w.text + "}"
+	case w.paren:
+		return "(" + w.text + ")"
+	case w.hash:
+		return "@{" + w.text + "}"
+	}
+	return w.text
+}
+
+// psNested reads the code inside a stage's words: script blocks (on the
+// computers of remoting, when set), subexpressions and hashtables. blocks
+// reports whether the stage has a script block whose code was read.
+func psNested(stage []psWord, at place, remoting *place, depth int) (subs []subject, dynamic, blocks bool) {
+	blockAt := at
+	if remoting != nil {
+		blockAt = *remoting
+		blockAt.via = append(at.via[:len(at.via):len(at.via)], psRemotingVia(stage[0].text, remoting))
+	}
+	for _, w := range stage {
+		if !w.block && !w.paren && !w.hash {
+			continue
+		}
+		if depth >= maxPSDepth {
+			dynamic = true
+			continue
+		}
+		var more []subject
+		var d bool
+		switch {
+		case w.block:
+			more, d = psSubjects(w.text, blockAt, depth+1)
+			blocks = true
+		case w.paren:
+			more, d = psSubjects(w.text, at, depth+1)
+		default:
+			more, d = psStatements(w.text, at, depth+1, true)
+		}
+		subs = append(subs, more...)
+		dynamic = dynamic || d
+	}
+	return subs, dynamic, blocks
 }
 
 func isInvokeExpression(name string) bool {
