@@ -97,6 +97,17 @@ type run struct {
 	ev         *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
+	// id is the audit ID of the call, drawn once (see callID).
+	id string
+}
+
+// callID is the audit ID of this run's call: the same in the answer that
+// names it and in the record that follows.
+func (r *run) callID() string {
+	if r.id == "" {
+		r.id = audit.NewID()
+	}
+	return r.id
 }
 
 func (r *run) getenv(key string) string {
@@ -270,7 +281,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
 	})
-	id := audit.NewID(r.ev.ToolUseID)
+	id := r.callID()
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
 
 	var d hostio.Decision
@@ -296,7 +307,6 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		decision = audit.DecisionDeny
 	}
 	r.record(decision, d, v)
-	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
 	var zerr []string
 	for _, f := range out.Failures {
@@ -490,7 +500,7 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		rec.Reason = d.Context
 	}
 	if ev := r.ev; ev != nil {
-		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.ID = r.callID()
 		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
 		rec.Excerpt = excerpt(ev)
 	}
