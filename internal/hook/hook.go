@@ -241,20 +241,11 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		Warnf:              r.warnf,
+	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	if err != nil {
+		return r.noCheckpoint(v, err)
 	}
-	if err := zo.ApplyEnv(r.getenv); err != nil {
-		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
-	}
+	zo.Warnf = r.warnf
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
