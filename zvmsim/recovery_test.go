@@ -112,7 +112,9 @@ func TestJournalHistoryAgesCheckpointsOut(t *testing.T) {
 			t.Fatalf("checkpoint %s still in the journal: %v", old.ID, left)
 		}
 	}
-	var stats struct{ Earliest *struct{ CheckpointIdentifier string } }
+	var stats struct {
+		Earliest *struct{ CheckpointIdentifier string }
+	}
 	c.get("/v1/vpgs/"+ts.VPGIdentifier("fast")+"/checkpoints/stats", &stats)
 	if stats.Earliest == nil || stats.Earliest.CheckpointIdentifier == old.ID {
 		t.Errorf("stats after ageing %+v", stats)
