@@ -197,6 +197,10 @@ func (s *Service) inJournal(ctx context.Context, p Point) error {
 	return &AgedOutError{Point: p, Earliest: stats.Earliest.Time}
 }
 
+// firstPoll is the first wait between polls of a task; the waits double
+// up to the Service's Poll.
+const firstPoll = 100 * time.Millisecond
+
 // follow polls a task until it ends or waits for the user, showing each
 // state to progress. A task that failed or was stopped gives a *zvm.Error
 // of KindTaskFailed with Zerto's CompleteReason.
@@ -204,6 +208,7 @@ func (s *Service) follow(ctx context.Context, id string, progress func(zvm.Task)
 	var (
 		last  zvm.Task
 		timer *time.Timer
+		wait  time.Duration
 	)
 	for {
 		t, err := s.Z.Task(ctx, id)
@@ -221,11 +226,14 @@ func (s *Service) follow(ctx context.Context, id string, progress func(zvm.Task)
 			return t, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Message: t.CompleteReason,
 				Err: fmt.Errorf("task %s is %s", id, t.State)}
 		}
+		// Short operations end within a second: the first polls come
+		// quickly, then every Poll.
+		wait = min(max(2*wait, firstPoll), s.poll())
 		if timer == nil {
-			timer = time.NewTimer(s.poll())
+			timer = time.NewTimer(wait)
 			defer timer.Stop()
 		} else {
-			timer.Reset(s.poll())
+			timer.Reset(wait)
 		}
 		select {
 		case <-timer.C:
