@@ -199,6 +199,13 @@ func (u *undo) confirm(ctx context.Context, points []recovery.Point) error {
 		return &hintError{err: errors.New("--restore needs a confirmation: nothing was sent to Zerto"),
 			hint: fmt.Sprintf("run it on a terminal to confirm by typing the VM name, or add --yes: rewind undo %s --restore --yes", u.id)}
 	}
+	// A restore bound to fail (aged out, a test running) is said before
+	// the person is asked to confirm it.
+	for _, p := range points {
+		if err := u.svc.Check(ctx, p, recovery.ModeRestore); err != nil {
+			return u.hint(err)
+		}
+	}
 	what := "the VM name (" + names[0] + ")"
 	if len(names) > 1 {
 		what = "the VM names, separated by spaces (" + strings.Join(names, " ") + ")"
@@ -213,7 +220,7 @@ func (u *undo) confirm(ctx context.Context, points []recovery.Point) error {
 	slices.Sort(typed)
 	slices.Sort(want)
 	if !slices.Equal(typed, want) {
-		return errors.New("restore not confirmed: nothing was sent to Zerto")
+		return errors.New("restore not confirmed: nothing was restored")
 	}
 	return nil
 }

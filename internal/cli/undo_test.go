@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +14,36 @@ import (
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
+
+// TestUndoCheckBeforeAsking: a restore bound to fail is refused before the
+// person is asked to type anything.
+func TestUndoCheckBeforeAsking(t *testing.T) {
+	sim := zvmsim.NewTestServer(t, nil)
+	z, err := zvm.New(zvm.Options{URL: sim.URL, Username: zvmsim.DefaultUser, Password: zvmsim.DefaultPassword, CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := audit.Open(t.TempDir())
+	cps, _ := sim.Checkpoints("lab-apps")
+	cp := cps[len(cps)-1]
+	rec := &audit.Record{Tool: "Bash", Decision: audit.DecisionProtected, Targets: []string{"web-01"},
+		Checkpoints: []audit.Checkpoint{{VM: "web-01", VMIdentifier: sim.VMIdentifier("web-01"), VPG: "lab-apps",
+			VPGIdentifier: sim.VPGIdentifier("lab-apps"), Identifier: cp.ID, Time: cp.Time}}}
+	if err := log.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetVPGStatus("lab-apps", zvmsim.StatusMoving, zvmsim.SubStatusNone); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	u := &undo{id: rec.ID, mode: recovery.ModeRestore, interactive: true, stdin: strings.NewReader("web-01\n"),
+		stdout: io.Discard, stderr: &stderr, svc: &recovery.Service{Z: z, Log: log}}
+	err = u.run(context.Background())
+	var se *recovery.StateError
+	if !errors.As(err, &se) || strings.Contains(stderr.String(), "To restore, type") {
+		t.Errorf("run = %v, stderr %q: want a StateError before any prompt", err, stderr.String())
+	}
+}
 
 // TestUndoConfirmation: on a terminal, --restore without --yes restores
 // only when the VM names are typed; anything else sends nothing.
@@ -61,11 +93,13 @@ func TestUndoConfirmation(t *testing.T) {
 				t.Errorf("no prompt: %s", stderr.String())
 			}
 			if !tt.restore {
-				if err == nil || err.Error() != "restore not confirmed: nothing was sent to Zerto" {
+				if err == nil || err.Error() != "restore not confirmed: nothing was restored" {
 					t.Errorf("run = %v, want a refusal", err)
 				}
-				if n := len(sim.Requests()) - before; n != 0 {
-					t.Errorf("%d requests sent without a confirmation", n)
+				for _, r := range sim.Requests()[before:] {
+					if r.Method != "GET" {
+						t.Errorf("%s %s sent without a confirmation", r.Method, r.Path)
+					}
 				}
 				return
 			}
