@@ -311,6 +311,8 @@ func (u *undo) hint(err error) error {
 		h = "start one with: rewind undo " + u.id + " --test"
 	case errors.As(err, &se):
 		h = "wait until Zerto's operation on the VPG has ended"
+	case errors.Is(err, context.Canceled):
+		h = "a Zerto task already started goes on without rewind: follow it in Zerto's console"
 	case zvm.IsUnauthorized(err):
 		h = "check the Zerto credentials: REWIND_ZVM_CLIENT_ID and REWIND_ZVM_CLIENT_SECRET, or REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD"
 	}
