@@ -24,7 +24,8 @@ type reach struct {
 	// that some are decided at run time or read from a file.
 	hosts   []string
 	unknown bool
-	// here is set for code that runs where the command runs (cmd /c).
+	// here is set for code that runs where the command runs: cmd /c,
+	// and winrs or psexec without a host.
 	here bool
 	// known is set when the code was read; ps when it is PowerShell.
 	code  string
@@ -81,9 +82,9 @@ func isWindowsProgram(name string) bool {
 }
 
 // codeOf joins the words from i on into the command line they make, as
-// ssh, winrs, psexec and cmd /c pass them on: the other side parses the
-// line again. A word decided at run time keeps its source text, which the
-// shell analysis then reads as such.
+// ssh, Impacket and gcloud compute ssh pass them on: the other side
+// parses the line again. A word decided at run time keeps its source
+// text, which the shell analysis then reads as such.
 func codeOf(s *subject, from int) string {
 	return strings.Join(s.args[from:], " ")
 }
@@ -290,16 +291,15 @@ func positionalWords(s *subject) []int {
 	return (&commandRule{}).positionals(s)
 }
 
-// gcloudReach reads gcloud [alpha|beta] compute ssh [user@]INSTANCE
-// [--command CMD] [-- SSH-ARGS... [COMMAND]].
+// gcloudReach reads gcloud compute ssh [user@]INSTANCE [--command CMD]
+// [-- SSH-ARGS... [COMMAND]] (dropReleaseTrack has removed alpha or beta).
 func gcloudReach(s *subject) (reach, bool) {
 	pos := positionalWords(s)
-	k := 0
-	if k+2 >= len(pos) || s.args[pos[k]] != "compute" || s.args[pos[k+1]] != "ssh" || s.dynamic(pos[k]) || s.dynamic(pos[k+1]) {
+	if len(pos) < 3 || s.dynamic(pos[0]) || s.dynamic(pos[1]) || s.args[pos[0]] != "compute" || s.args[pos[1]] != "ssh" {
 		return reach{}, false
 	}
 	r := reach{family: "gcloud"}
-	dest := pos[k+2]
+	dest := pos[2]
 	if s.dynamic(dest) {
 		r.unknown = true
 	} else if h := hostOf(s.args[dest]); h != "" {
