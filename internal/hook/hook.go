@@ -27,6 +27,9 @@ type Options struct {
 	Getenv func(string) string
 	// Stderr receives diagnostics that are not part of the protocol.
 	Stderr io.Writer
+	// CacheDir is the folder of the Zerto token cache; empty means the
+	// user's cache folder (see zvm.Options.CacheDir).
+	CacheDir string
 }
 
 // Run reads one event from stdin and writes the decision to stdout, within
@@ -239,6 +242,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		Password:           cfg.Zerto.Password,
 		CAFile:             cfg.Zerto.CAFile,
 		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
+		CacheDir:           r.opts.CacheDir,
 		Warnf:              r.warnf,
 	}
 	if err := zo.ApplyEnv(r.getenv); err != nil {

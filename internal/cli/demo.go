@@ -1,0 +1,68 @@
+package cli
+
+import (
+	"io"
+	"os"
+
+	"github.com/rewind-dev/rewind/internal/demo"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+)
+
+func newDemoCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "demo [--json]",
+		Short: "Play a scripted agent session against a simulated Zerto",
+		Long: `demo shows rewind's main job without any setup. It starts a ZVM simulator
+in-process on a free loopback port and hands a scripted agent session to the
+same code "rewind hook" runs, one Claude Code PreToolUse event per call, on
+the built-in rules. For each call it prints the decision, the reason the
+agent host is told and the rewind point: a commit message quoting dangerous
+commands and a read-only command pass silently, a change to a protected VM
+runs with a checkpoint behind it, a change on a VPG with a slow journal
+cadence is pending, a host Zerto does not know is asked, and a destroyed VM
+or a checkpoint Zerto refuses is denied.
+
+It uses a temporary folder for its state, audit log, config and token
+cache, and removes it at the end: your own config, state, log and
+REWIND_ZVM_* settings are neither read nor touched. It exits 1 when a call
+is not decided as scripted.
+
+With --json it prints one object per call:
+  {"step":N,"call":"...","decision":"none|protect|pending|ask|deny","reason":"...","checkpoint":"TAG",...}`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out := cmd.OutOrStdout()
+			return demo.Run(cmd.Context(), demo.Options{
+				Out:   out,
+				JSON:  asJSON,
+				Color: !asJSON && colorTerminal(out),
+				Width: terminalWidth(out),
+			})
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per call")
+	return cmd
+}
+
+// colorTerminal says whether w is a terminal that may get colours: not when
+// NO_COLOR is set to anything (https://no-color.org), nor for TERM=dumb.
+func colorTerminal(w io.Writer) bool {
+	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+		return false
+	}
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// terminalWidth is w's width when it is a terminal, at most 120 columns
+// for readability; 100 otherwise.
+func terminalWidth(w io.Writer) int {
+	if f, ok := w.(*os.File); ok {
+		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width >= 60 {
+			return min(width, 120)
+		}
+	}
+	return 100
+}
