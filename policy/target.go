@@ -121,3 +121,16 @@ func stripPort(s string) string {
 	}
 	return s
 }
+
+// runTimeHost reports whether a host, as the shell analysis reports it, is
+// known only at run time. The analysis gives such a host as its source text
+// ("$HOST", "${hosts[0]}", "$(pick)"), which no host name can be: it holds
+// quotes, expansions or pattern characters.
+func runTimeHost(host string) bool {
+	return strings.ContainsAny(host, "$`\"'(){}*?;|&<> \t\n\\")
+}
+
+// runTimeHostReason is the reason of an ask for a command on such a host.
+func runTimeHostReason(host string) string {
+	return fmt.Sprintf("the host %s is decided at run time, so rewind cannot tell which VM to checkpoint; name the host in the command", host)
+}
