@@ -61,3 +61,26 @@ func TestRunTimeHost(t *testing.T) {
 		}
 	}
 }
+
+func TestVMName(t *testing.T) {
+	tc := TargetsConfig{
+		Aliases:     map[string]string{"192.168.7.14": "app-03", "WEB1": "web-01", "db": "db-01"},
+		StripDomain: true,
+	}
+	for _, c := range []struct{ target, want string }{
+		{"192.168.7.14", "app-03"},
+		{"web1", "web-01"}, // aliases match host names in any case
+		{"db.lab.local", "db-01"},
+		{"web-02.lab.local", "web-02"},
+		{"10.0.0.1", "10.0.0.1"}, // an address keeps its dots
+		{"web-02", "web-02"},
+	} {
+		if got := tc.VMName(c.target); got != c.want {
+			t.Errorf("VMName(%q) = %q, want %q", c.target, got, c.want)
+		}
+	}
+	plain := TargetsConfig{}
+	if got := plain.VMNames([]string{"web-02.lab.local", "x"}); !slices.Equal(got, []string{"web-02.lab.local", "x"}) {
+		t.Errorf("without [targets], VMNames = %q", got)
+	}
+}
