@@ -1,12 +1,8 @@
 package cli
 
 import (
-	"io"
-	"os"
-
 	"github.com/rewind-dev/rewind/internal/demo"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -38,31 +34,10 @@ With --json it prints one object per call:
 				Out:   out,
 				JSON:  asJSON,
 				Color: !asJSON && colorTerminal(out),
-				Width: terminalWidth(out),
+				Width: min(terminalWidth(out), 120),
 			})
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per call")
 	return cmd
-}
-
-// colorTerminal says whether w is a terminal that may get colours: not when
-// NO_COLOR is set to anything (https://no-color.org), nor for TERM=dumb.
-func colorTerminal(w io.Writer) bool {
-	if os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
-		return false
-	}
-	f, ok := w.(*os.File)
-	return ok && term.IsTerminal(int(f.Fd()))
-}
-
-// terminalWidth is w's width when it is a terminal, at most 120 columns
-// for readability; 100 otherwise.
-func terminalWidth(w io.Writer) int {
-	if f, ok := w.(*os.File); ok {
-		if width, _, err := term.GetSize(int(f.Fd())); err == nil && width >= 60 {
-			return min(width, 120)
-		}
-	}
-	return 100
 }

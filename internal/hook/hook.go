@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -98,6 +99,8 @@ type run struct {
 	// configured receives the settings once the config is read.
 	configured chan settings
 	ev         *hostio.Event
+	// targets maps targets to Zerto VM names for the audit record.
+	targets policy.TargetsConfig
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
 }
@@ -147,7 +150,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
-	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
@@ -489,6 +492,9 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		Rule:     v.Rule,
 		Reason:   d.Reason,
 		Targets:  v.Targets,
+	}
+	if vms := r.targets.VMNames(v.Targets); !slices.Equal(vms, v.Targets) {
+		rec.VMs = vms
 	}
 	if rec.Reason == "" {
 		rec.Reason = d.Context
