@@ -254,8 +254,8 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
-			Reason: fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
-				ruleName(v), strings.Join(v.Targets, ", ")),
+			Reason: withHint(fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
+				ruleName(v), strings.Join(v.Targets, ", ")), noZertoHint),
 		}
 		r.record(audit.DecisionAsk, d, v)
 		return d
@@ -299,6 +299,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 			// is not met by a second surprise.
 			reason += "; " + strings.TrimPrefix(unknownReason(out.Unknown, v), "rewind: ")
 		}
+		reason = withHint(reason, failureHints(out.Failures))
 		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
