@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"os"
+	"os/signal"
+	"syscall"
+
 	"github.com/rewind-dev/rewind/internal/demo"
 	"github.com/spf13/cobra"
 )
@@ -30,7 +34,11 @@ With --json it prints one object per call:
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
-			return demo.Run(cmd.Context(), demo.Options{
+			// Interrupted, the demo still stops its simulator and removes
+			// its temporary folder.
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return demo.Run(ctx, demo.Options{
 				Out:   out,
 				JSON:  asJSON,
 				Color: !asJSON && colorTerminal(out),

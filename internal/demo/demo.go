@@ -87,6 +87,9 @@ func Run(ctx context.Context, o Options) (err error) {
 	counts := map[Decision]int{}
 	var wrong []string
 	for i, s := range script {
+		if ctx.Err() != nil {
+			return errors.New("interrupted")
+		}
 		res, err := l.play(ctx, i+1, s)
 		if err != nil {
 			return fmt.Errorf("step %d (%s): %w", i+1, s.call(), err)
