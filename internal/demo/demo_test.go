@@ -55,3 +55,26 @@ func TestWrap(t *testing.T) {
 		}
 	}
 }
+
+func TestRunInterrupted(t *testing.T) {
+	tmp := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out bytes.Buffer
+	if err := Run(ctx, Options{Out: &out, TempDir: tmp}); err == nil || !strings.Contains(err.Error(), "interrupted") {
+		t.Fatalf("Run with a cancelled context = %v, want interrupted", err)
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) > 0 {
+		t.Errorf("temporary folder not removed: %v", entries)
+	}
+}
+
+func TestJSONLineShape(t *testing.T) {
+	b, err := marshalLine(&Result{Step: 1, Call: `a && "b"`, Decision: None, Reason: "r"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"step":1,"call":"a && \"b\"","decision":"none","reason":"r","checkpoint":""}`; string(b) != want {
+		t.Errorf("line = %s, want %s", b, want)
+	}
+}
