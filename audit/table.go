@@ -140,8 +140,8 @@ func callCell(r *Record) string {
 	return r.Excerpt
 }
 
-// reasonCell names the checkpoint of a protected or pending call, else
-// gives the reason the host was told, or rewind's own error.
+// reasonCell names the checkpoint of a protected or pending call or of a
+// rewind, else gives the reason the host was told, or rewind's own error.
 func reasonCell(r *Record) string {
 	if cp := checkpointReason(r); cp != "" {
 		return cp
@@ -152,11 +152,16 @@ func reasonCell(r *Record) string {
 	return r.Error
 }
 
-// checkpointReason names the checkpoint of a protected or pending call by
-// its tag, as Zerto's console shows it, counting the others; --json has
-// their identifiers.
+// checkpointReason names the checkpoint of a protected or pending call, or
+// of a rewind to it, by its tag, as Zerto's console shows it, counting the
+// others; --json has their identifiers.
 func checkpointReason(r *Record) string {
-	if r.Decision != DecisionProtected && r.Decision != DecisionPending || len(r.Checkpoints) == 0 {
+	switch r.Decision {
+	case DecisionProtected, DecisionPending, DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore:
+	default:
+		return ""
+	}
+	if len(r.Checkpoints) == 0 {
 		return ""
 	}
 	s := r.Checkpoints[0].Tag

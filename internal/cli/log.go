@@ -28,8 +28,8 @@ decision's ID, which "rewind undo" takes (a unique prefix will do).
 
 The table has the columns ID, TIME (local), DECISION, TARGETS (each as
 written, "→" the Zerto VM the config maps it to), CALL and REASON (the
-checkpoint of a protected or pending call, else what the agent host was
-told). It fits the terminal, or 100 columns when the output is not a
+checkpoint of a protected or pending call or of a rewind, else what the
+agent host was told). It fits the terminal, or 100 columns when the output is not a
 terminal, cutting long cells with "…"; --json prints the records whole.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {

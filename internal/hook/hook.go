@@ -103,6 +103,17 @@ type run struct {
 	targets policy.TargetsConfig
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
+	// id is the audit ID of the call, drawn once (see callID).
+	id string
+}
+
+// callID is the audit ID of this run's call: the same in the answer that
+// names it and in the record that follows.
+func (r *run) callID() string {
+	if r.id == "" {
+		r.id = audit.NewID()
+	}
+	return r.id
 }
 
 func (r *run) getenv(key string) string {
@@ -151,6 +162,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.brokenConfig(cfgErr)
 	}
 	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
+	ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
@@ -236,21 +248,11 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		CacheDir:           r.opts.CacheDir,
-		Warnf:              r.warnf,
+	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	if err != nil {
+		return r.noCheckpoint(v, err)
 	}
-	if err := zo.ApplyEnv(r.getenv); err != nil {
-		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
-	}
+	zo.Warnf, zo.CacheDir = r.warnf, r.opts.CacheDir
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
@@ -277,7 +279,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
 	})
-	id := audit.NewID(r.ev.ToolUseID)
+	id := r.callID()
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
 
 	var d hostio.Decision
@@ -304,7 +306,6 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		decision = audit.DecisionDeny
 	}
 	r.record(decision, d, v)
-	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
 	var zerr []string
 	for _, f := range out.Failures {
@@ -501,7 +502,7 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		rec.Reason = d.Context
 	}
 	if ev := r.ev; ev != nil {
-		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.ID = r.callID()
 		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
 		rec.Excerpt = excerpt(ev)
 	}
