@@ -22,15 +22,19 @@ agent host is told and the rewind point: a commit message quoting dangerous
 commands and a read-only command pass silently, a change to a protected VM
 runs with a checkpoint behind it, a change on a VPG with a slow journal
 cadence is pending, a host Zerto does not know is asked, and a destroyed VM
-or a checkpoint Zerto refuses is denied.
+or a checkpoint Zerto refuses is denied. Then it goes back for the protected
+call as "rewind undo ID --test" does, through the same recovery code: a
+failover test from the call's checkpoint, which it stops again.
 
 It uses a temporary folder for its state, audit log, config and token
 cache, and removes it at the end: your own config, state, log and
 REWIND_ZVM_* settings are neither read nor touched. It exits 1 when a call
 is not decided as scripted.
 
-With --json it prints one object per call:
-  {"step":N,"call":"...","decision":"none|protect|pending|ask|deny","reason":"...","checkpoint":"TAG",...}`,
+With --json it prints one object per step:
+  {"step":N,"call":"...","decision":"none|protect|pending|ask|deny","reason":"...","checkpoint":"TAG",...}
+where the two rewind steps have the decisions undo-test and undo-stop-test,
+as "rewind log" names them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()

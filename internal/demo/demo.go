@@ -85,7 +85,10 @@ func Run(ctx context.Context, o Options) (err error) {
 	p := newPrinter(o)
 	p.header(l.url)
 	counts := map[Decision]int{}
-	var wrong []string
+	var (
+		wrong     []string
+		protected string // the audit ID of the protected call
+	)
 	for i, s := range script {
 		if ctx.Err() != nil {
 			return errors.New("interrupted")
@@ -101,8 +104,25 @@ func Run(ctx context.Context, o Options) (err error) {
 		if res.Decision != s.want {
 			wrong = append(wrong, fmt.Sprintf("step %d was decided %s, not %s", i+1, res.Decision, s.want))
 		}
+		if res.Decision == Protect && protected == "" {
+			protected = res.AuditID
+		}
 	}
-	p.footer(len(script), time.Since(start), counts)
+	rewinds := 0
+	if protected != "" {
+		results, err := l.rewind(ctx, len(script)+1, protected)
+		if err != nil {
+			return fmt.Errorf("step %d (rewind undo %s --test): %w", len(script)+1, protected, err)
+		}
+		for _, res := range results {
+			if err := p.result(res); err != nil {
+				return err
+			}
+			counts[res.Decision]++
+		}
+		rewinds = len(results)
+	}
+	p.footer(len(script), rewinds, time.Since(start), counts)
 	if len(wrong) > 0 {
 		return fmt.Errorf("the session did not go as scripted: %s", strings.Join(wrong, "; "))
 	}

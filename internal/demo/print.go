@@ -20,11 +20,22 @@ const (
 )
 
 var decisionColor = map[Decision]string{
-	None:    dim + green,
-	Protect: bold + green,
-	Pending: yellow,
-	Ask:     cyan,
-	Deny:    bold + red,
+	None:         dim + green,
+	Protect:      bold + green,
+	Pending:      yellow,
+	Ask:          cyan,
+	Deny:         bold + red,
+	UndoTest:     bold + cyan,
+	UndoStopTest: cyan,
+}
+
+// label is a decision as the table's column shows it: a rewind step is
+// "undo", its call saying which.
+func label(d Decision) string {
+	if d == UndoTest || d == UndoStopTest {
+		return "undo"
+	}
+	return string(d)
 }
 
 // indent is where a step's detail lines start, under its call.
@@ -74,7 +85,7 @@ func (p *printer) result(r *Result) error {
 		return p.err
 	}
 	num := fmt.Sprintf("%2d", r.Step)
-	dec := fmt.Sprintf("%-8s", r.Decision)
+	dec := fmt.Sprintf("%-8s", label(r.Decision))
 	took := fmt.Sprintf("%.1fs", r.elapsed.Seconds())
 	callWidth := p.o.Width - indent - len(took) - 1
 	p.printf("%s  %s %s %s\n", num, p.paint(decisionColor[r.Decision], dec),
@@ -106,7 +117,7 @@ func (p *printer) detail(label, text, color string) {
 	}
 }
 
-func (p *printer) footer(steps int, took time.Duration, counts map[Decision]int) {
+func (p *printer) footer(calls, rewinds int, took time.Duration, counts map[Decision]int) {
 	if p.o.JSON {
 		return
 	}
@@ -116,7 +127,11 @@ func (p *printer) footer(steps int, took time.Duration, counts map[Decision]int)
 			parts = append(parts, fmt.Sprintf("%d %s", counts[d], d))
 		}
 	}
-	p.printf("%d calls in %.1fs: %s.\n", steps, took.Seconds(), strings.Join(parts, ", "))
+	what := fmt.Sprintf("%d calls", calls)
+	if rewinds > 0 {
+		what += fmt.Sprintf(" and %d rewind steps", rewinds)
+	}
+	p.printf("%s in %.1fs: %s.\n", what, took.Seconds(), strings.Join(parts, ", "))
 	p.printf("%s\n", p.paint(dim, "The state, audit log, config and token cache lived in a temporary folder, now removed."))
 }
 
