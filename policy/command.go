@@ -583,6 +583,9 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			}
 		}
 	case s.remote:
+		if runTimeHost(s.host) {
+			return targets, true
+		}
 		for _, h := range s.hostList() {
 			targets = addUnique(targets, h)
 		}
