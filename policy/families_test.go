@@ -338,3 +338,14 @@ func TestPowerShellStatements(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkFamilies judges every family case once per iteration: the cost
+// of the readers of remote code (reach.go) and of PowerShell script blocks.
+func BenchmarkFamilies(b *testing.B) {
+	p := newPolicy(b, "")
+	for b.Loop() {
+		for _, tt := range familyCases {
+			p.ClassifyCommand(tt.cmd)
+		}
+	}
+}
