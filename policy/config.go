@@ -98,7 +98,11 @@ type ToolRule struct {
 	// PayloadContains are phrases, any of which must occur in the text the
 	// tool writes, case-insensitively.
 	PayloadContains []string
-	Reason          string
+	// InputEquals are values the input must hold for the rule to apply:
+	// key (or JSON pointer) to value, compared exactly with a string, or
+	// with the JSON text of a number or boolean.
+	InputEquals map[string]string
+	Reason      string
 }
 
 // CommandRule judges a shell invocation, or a PowerShell cmdlet when
@@ -348,8 +352,9 @@ type fileTool struct {
 	VMArg           vmArgText  `toml:"vm_arg"`
 	RequireTarget   bool       `toml:"require_target"`
 	Paths           []globText `toml:"paths"`
-	PayloadContains []string   `toml:"payload_contains"`
-	Reason          string     `toml:"reason"`
+	PayloadContains []string          `toml:"payload_contains"`
+	InputEquals     map[string]string `toml:"input_equals"`
+	Reason          string            `toml:"reason"`
 }
 
 type fileCommand struct {
@@ -589,7 +594,13 @@ func (v *validator) tool(i int, t *fileTool) ToolRule {
 		VMArg:           t.VMArg.v,
 		RequireTarget:   t.RequireTarget,
 		PayloadContains: t.PayloadContains,
+		InputEquals:     t.InputEquals,
 		Reason:          t.Reason,
+	}
+	for k := range t.InputEquals {
+		if k == "" || k == "/" {
+			v.fail("tool", i, "input_equals", "empty key (want an input key or a JSON pointer such as /spec/mode)")
+		}
 	}
 	for _, p := range t.Paths {
 		r.Paths = append(r.Paths, p.v)
