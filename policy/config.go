@@ -347,11 +347,11 @@ type fileCapture struct {
 }
 
 type fileTool struct {
-	Name            *globText  `toml:"name"`
-	Effect          *Effect    `toml:"effect"`
-	VMArg           vmArgText  `toml:"vm_arg"`
-	RequireTarget   bool       `toml:"require_target"`
-	Paths           []globText `toml:"paths"`
+	Name            *globText         `toml:"name"`
+	Effect          *Effect           `toml:"effect"`
+	VMArg           vmArgText         `toml:"vm_arg"`
+	RequireTarget   bool              `toml:"require_target"`
+	Paths           []globText        `toml:"paths"`
 	PayloadContains []string          `toml:"payload_contains"`
 	InputEquals     map[string]string `toml:"input_equals"`
 	Reason          string            `toml:"reason"`
