@@ -98,11 +98,11 @@ type ToolRule struct {
 	// PayloadContains are phrases, any of which must occur in the text the
 	// tool writes, case-insensitively.
 	PayloadContains []string
+	Reason          string
 	// InputEquals are values the input must hold for the rule to apply:
 	// key (or JSON pointer) to value, compared exactly with a string, or
 	// with the JSON text of a number or boolean.
 	InputEquals map[string]string
-	Reason      string
 }
 
 // CommandRule judges a shell invocation, or a PowerShell cmdlet when
@@ -347,14 +347,15 @@ type fileCapture struct {
 }
 
 type fileTool struct {
-	Name            *globText         `toml:"name"`
-	Effect          *Effect           `toml:"effect"`
-	VMArg           vmArgText         `toml:"vm_arg"`
-	RequireTarget   bool              `toml:"require_target"`
-	Paths           []globText        `toml:"paths"`
-	PayloadContains []string          `toml:"payload_contains"`
-	InputEquals     map[string]string `toml:"input_equals"`
-	Reason          string            `toml:"reason"`
+	Name            *globText  `toml:"name"`
+	Effect          *Effect    `toml:"effect"`
+	VMArg           vmArgText  `toml:"vm_arg"`
+	RequireTarget   bool       `toml:"require_target"`
+	Paths           []globText `toml:"paths"`
+	PayloadContains []string   `toml:"payload_contains"`
+	Reason          string     `toml:"reason"`
+
+	InputEquals map[string]string `toml:"input_equals"`
 }
 
 type fileCommand struct {
