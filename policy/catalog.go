@@ -3,6 +3,7 @@ package policy
 import (
 	_ "embed"
 	"fmt"
+	"io"
 	"strings"
 )
 
@@ -66,4 +67,28 @@ func (p *Policy) Rules() []RuleInfo {
 		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
 	}
 	return out
+}
+
+// WriteRules writes the effective rules as `rewind catalog` prints them:
+// one line per rule in the order they are tried, under a "# ORIGIN" line
+// for each config file and the catalog.
+func (p *Policy) WriteRules(w io.Writer) error {
+	origin := ""
+	for _, r := range p.Rules() {
+		if r.Origin != origin {
+			if origin != "" {
+				if _, err := fmt.Fprintln(w); err != nil {
+					return err
+				}
+			}
+			origin = r.Origin
+			if _, err := fmt.Fprintf(w, "# %s\n", origin); err != nil {
+				return err
+			}
+		}
+		if _, err := fmt.Fprintln(w, r); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
 )
@@ -30,18 +28,7 @@ can be copied and edited.`,
 			if err != nil {
 				return err
 			}
-			origin := ""
-			for _, r := range pol.Rules() {
-				if r.Origin != origin {
-					if origin != "" {
-						fmt.Fprintln(out)
-					}
-					origin = r.Origin
-					fmt.Fprintf(out, "# %s\n", origin)
-				}
-				fmt.Fprintln(out, r)
-			}
-			return nil
+			return pol.WriteRules(out)
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
