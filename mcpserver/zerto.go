@@ -2,6 +2,7 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
@@ -398,9 +399,11 @@ func (s *Server) tagCheckpoint(ctx context.Context, _ *mcp.CallToolRequest, in T
 	res.Expected = rfc3339(expected)
 	rec := &audit.Record{
 		ID: id, Host: string(host), Tool: "zerto_tag_checkpoint", Cwd: s.dir(),
-		Excerpt: "zerto_tag_checkpoint " + strings.Join(in.VMs, " ") + in.VPG,
-		Rule:    "mcp:zerto_tag_checkpoint", Targets: targets,
+		Excerpt: excerpt(in), Rule: "mcp:zerto_tag_checkpoint", Targets: in.VMs,
 		Checkpoints: tagCheckpoints(out.Points), ElapsedMS: time.Since(start).Milliseconds(),
+	}
+	if in.VPG != "" {
+		rec.Targets = []string{in.VPG}
 	}
 	rec.Decision = audit.DecisionProtected
 	if out.Kind == capture.Pending {
@@ -573,3 +576,13 @@ func seconds(d time.Duration) int64 { return int64((d + time.Second/2) / time.Se
 
 // fseconds is a duration in seconds, to the millisecond.
 func fseconds(d time.Duration) float64 { return float64(d.Milliseconds()) / 1000 }
+
+// excerpt is what the log shows of a tool's input, as the hook logs the
+// input of a tool that is not a shell.
+func excerpt(in any) string {
+	b, err := json.Marshal(in)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
