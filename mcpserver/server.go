@@ -106,23 +106,14 @@ var errNoZerto = errors.New("no Zerto configured: set [zerto] url in the config,
 // zerto returns a client for the config's ZVM, with the REWIND_ZVM_*
 // variables applied as the hook applies them.
 func (s *Server) zerto(cfg *policy.Config) (*zvm.Client, error) {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		Warnf:              s.warnf,
-	}
-	if err := zo.ApplyEnv(s.o.Getenv); err != nil {
-		return nil, fmt.Errorf("zerto settings: %w", err)
+	zo, err := cfg.Zerto.ZVMOptions(s.o.Getenv)
+	if err != nil {
+		return nil, err
 	}
 	if zo.URL == "" {
 		return nil, errNoZerto
 	}
+	zo.Warnf = s.warnf
 	return zvm.New(zo)
 }
 

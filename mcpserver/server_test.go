@@ -526,8 +526,10 @@ func TestRewindPointsFromTheHook(t *testing.T) {
 	if len(all.Points) != 2 || all.Points[0].Checkpoints[0].VPG != "other" || all.Points[1].Checkpoints[0].VPG != "fast" {
 		t.Fatalf("points %+v, want app-01's then web-01's", all)
 	}
-	if p := all.Points[0]; p.AuditID != audit.NewID("call-1") || p.Tool != "Bash" || !strings.Contains(p.Excerpt, "app-01") || p.Session != "s1" {
-		t.Errorf("point %+v", p)
+	recs := l.log(t)
+	i := slices.IndexFunc(recs, func(r audit.Record) bool { return r.ToolUseID == "call-1" })
+	if p := all.Points[0]; i < 0 || p.AuditID != recs[i].ID || p.Tool != "Bash" || !strings.Contains(p.Excerpt, "app-01") || p.Session != "s1" {
+		t.Errorf("point %+v, want the record of call-1", p)
 	}
 	for _, tt := range []struct {
 		args map[string]any

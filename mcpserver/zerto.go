@@ -369,7 +369,7 @@ func (s *Server) tagCheckpoint(ctx context.Context, _ *mcp.CallToolRequest, in T
 		}
 	}
 
-	id := audit.NewID("")
+	id := audit.NewID()
 	out := s.capturer(cfg, z).Capture(ctx, capture.Request{Targets: targets, CallID: id, Advice: true})
 	switch out.Kind {
 	case capture.Failed:
