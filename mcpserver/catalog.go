@@ -46,4 +46,5 @@ func (s *Server) addTools() {
 	s.addCheck()
 	s.addZerto()
 	s.addPoints()
+	s.addRecovery()
 }

@@ -87,6 +87,7 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckInpu
 	// point. The rest is advice on a call that has not been made; the hook
 	// logs the call when it is.
 	if res.Record != nil && len(res.Record.Checkpoints) > 0 {
+		res.Record.Decision = audit.DecisionCheckpoint
 		if err := s.appendAudit(ctx, res.Record); err != nil {
 			s.warnf("audit log: %v", err)
 			out.Warning = join(out.Warning, "the decision log could not be written: "+err.Error())

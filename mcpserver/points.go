@@ -65,6 +65,10 @@ func (s *Server) points(ctx context.Context, _ *mcp.CallToolRequest, in PointsIn
 	}
 	out := PointsOutput{Points: []Point{}}
 	for _, r := range slices.Backward(recs) {
+		if strings.HasPrefix(r.Decision, "undo-") {
+			// A rewind's checkpoints are where it went back to.
+			continue
+		}
 		cps := landed(r.Checkpoints, in.VM, in.VPG)
 		if len(cps) == 0 {
 			continue

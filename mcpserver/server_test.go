@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
@@ -71,7 +72,7 @@ func newLab(t *testing.T, extra string) *lab {
 		"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
 		"HOME":                     dir,
 	}}
-	srv := New(Options{Dir: dir, Getenv: l.getenv, Stderr: l.stderr, Version: "test"})
+	srv := New(Options{Dir: dir, Getenv: l.getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -93,6 +94,9 @@ func newLab(t *testing.T, extra string) *lab {
 
 func (l *lab) getenv(k string) string { return l.vars[k] }
 
+// pollForTest is how often the tests' servers poll Zerto's tasks.
+func (l *lab) pollForTest() time.Duration { return 5 * time.Millisecond }
+
 // call calls a tool, decodes its structured output into out (when not
 // nil), and returns the result's text and whether it is an error.
 func (l *lab) call(t *testing.T, name string, args any, out any) (text string, isError bool) {
@@ -107,7 +111,7 @@ func (l *lab) call(t *testing.T, name string, args any, out any) (text string, i
 			b.WriteString(tc.Text)
 		}
 	}
-	if out != nil && !res.IsError {
+	if out != nil && res.StructuredContent != nil {
 		raw, err := json.Marshal(res.StructuredContent)
 		if err != nil {
 			t.Fatal(err)
@@ -175,6 +179,7 @@ func TestToolsAndResources(t *testing.T) {
 	}
 	want := []string{"zerto_check_tool", "zerto_list_checkpoints", "zerto_list_vms", "zerto_list_vpgs",
 		"zerto_rewind_points", "zerto_tag_checkpoint", "zerto_task"}
+	want = append(want, recoveryTools...)
 	slices.Sort(names)
 	slices.Sort(want)
 	if !slices.Equal(names, want) {
@@ -367,7 +372,7 @@ func TestTagAndListCheckpoints(t *testing.T) {
 		t.Fatalf("tag %+v", tag)
 	}
 	cp := tag.Checkpoints[0]
-	if recs := l.log(t); len(recs) != 1 || recs[0].ID != tag.AuditID || recs[0].Decision != audit.DecisionProtected {
+	if recs := l.log(t); len(recs) != 1 || recs[0].ID != tag.AuditID || recs[0].Decision != audit.DecisionCheckpoint {
 		t.Errorf("log %+v", recs)
 	}
 

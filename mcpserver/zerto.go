@@ -405,11 +405,7 @@ func (s *Server) tagCheckpoint(ctx context.Context, _ *mcp.CallToolRequest, in T
 	if in.VPG != "" {
 		rec.Targets = []string{in.VPG}
 	}
-	rec.Decision = audit.DecisionProtected
-	if out.Kind == capture.Pending {
-		rec.Decision = audit.DecisionPending
-	}
-	rec.Reason = tagText(res)
+	rec.Decision, rec.Reason = audit.DecisionCheckpoint, tagText(res)
 	if err := s.appendAudit(ctx, rec); err != nil {
 		s.warnf("audit log: %v", err)
 		res.AuditID = ""
