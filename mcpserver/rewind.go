@@ -122,10 +122,10 @@ func (s *Server) service(ctx context.Context, tool string) (context.Context, con
 	if err != nil {
 		return ctx, func() {}, nil, err
 	}
-	// A rewind is followed to its end, as rewind undo follows it; the
-	// client's cancellation ends the wait, not Zerto's task.
-	ctx, cancel := context.WithCancel(ctx)
-	return ctx, cancel, &recovery.Service{Z: z, Log: audit.Open(dir), Poll: s.o.Poll, Tool: tool, Warnf: s.warnf}, nil
+	// A rewind is followed to its end, as rewind undo follows it, however
+	// long Zerto takes; the client's cancellation ends the wait, not
+	// Zerto's task.
+	return ctx, func() {}, &recovery.Service{Z: z, Log: audit.Open(dir), Poll: s.o.Poll, Tool: tool, Warnf: s.warnf}, nil
 }
 
 func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in RewindInput) (*mcp.CallToolResult, RewindOutput, error) {

@@ -344,7 +344,7 @@ func (s *Server) tagCheckpoint(ctx context.Context, _ *mcp.CallToolRequest, in T
 	if err != nil {
 		return nil, TagOutput{}, err
 	}
-	// The same wait as the hook's: its budget, less a moment to answer.
+	// The same wait as the hook's: within its budget.
 	ctx, cancel := context.WithTimeout(ctx, cfg.Hook.Budget)
 	defer cancel()
 	targets := in.VMs

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"runtime/debug"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/mcpserver"
@@ -39,11 +38,7 @@ Nothing but the protocol is written on stdout; diagnostics go to stderr.`,
 				Stderr:     cmd.ErrOrStderr(),
 				Version:    rewindVersion(),
 			})
-			ctx := cmd.Context()
-			if ctx == nil {
-				ctx = context.Background()
-			}
-			err = srv.Run(ctx, mcpserver.Transport(cmd.InOrStdin(), cmd.OutOrStdout()))
+			err = srv.Run(cmd.Context(), mcpserver.Transport(cmd.InOrStdin(), cmd.OutOrStdout()))
 			if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 				return nil
 			}
@@ -52,15 +47,4 @@ Nothing but the protocol is written on stdout; diagnostics go to stderr.`,
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
 	return cmd
-}
-
-// rewindVersion is the version the version command prints.
-func rewindVersion() string {
-	if version != "" {
-		return version
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
 }

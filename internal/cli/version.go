@@ -17,15 +17,20 @@ func newVersionCmd() *cobra.Command {
 		Short: "Print rewind's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := version
-			if v == "" {
-				v = "(devel)"
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-					v = bi.Main.Version
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "rewind %s\n", v)
+			fmt.Fprintf(cmd.OutOrStdout(), "rewind %s\n", rewindVersion())
 			return nil
 		},
 	}
+}
+
+// rewindVersion is rewind's version: the one set at build time, else the
+// module's, else "(devel)".
+func rewindVersion() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
 }
