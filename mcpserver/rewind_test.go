@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
@@ -174,11 +175,19 @@ func TestRewindProgress(t *testing.T) {
 		mu   sync.Mutex
 		msgs []string
 	)
+	done := make(chan struct{})
 	client := mcp.NewClient(&mcp.Implementation{Name: "progress", Version: "1"}, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, req *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			defer mu.Unlock()
 			msgs = append(msgs, req.Params.Message)
+			if strings.Contains(req.Params.Message, "Completed") && len(msgs) > 0 {
+				select {
+				case <-done:
+				default:
+					close(done)
+				}
+			}
 		},
 	})
 	ct, st := mcp.NewInMemoryTransports()
@@ -197,6 +206,12 @@ func TestRewindProgress(t *testing.T) {
 	res, err := cs.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
 		t.Fatalf("%v %+v", err, res)
+	}
+	// Notifications are handled apart from the result: the last may come
+	// after it.
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
 	}
 	mu.Lock()
 	defer mu.Unlock()
