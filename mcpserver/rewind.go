@@ -18,7 +18,7 @@ import (
 type RewindInput struct {
 	ID      string `json:"id" jsonschema:"the rewind point: an audit_id from zerto_rewind_points (a unique prefix will do), or a bare CheckpointIdentifier"`
 	Mode    string `json:"mode" jsonschema:"test: a failover test from the checkpoint; test copies of the VMs come up on the recovery site beside the live VMs, which are untouched (nothing is lost; end it with zerto_stop_test). restore: the VMs are restored to the checkpoint and the restore committed; everything they wrote since is lost"`
-	Confirm bool   `json:"confirm,omitempty" jsonschema:"for restore: true once the person has agreed to lose what the VMs wrote since the checkpoint. Without it a restore is refused with what it would lose, and nothing is sent to Zerto"`
+	Confirm bool   `json:"confirm,omitempty" jsonschema:"for restore: true once the person has agreed to lose what the VMs wrote since the checkpoint. Without it a restore is refused with what it would lose, and Zerto is not asked to restore anything"`
 }
 
 // StopTestInput names the rewind point whose failover test to stop.
@@ -29,7 +29,7 @@ type StopTestInput struct {
 // RewindOutput is the outcome of zerto_rewind and zerto_stop_test.
 type RewindOutput struct {
 	Mode    string         `json:"mode" jsonschema:"test, stop-test or restore"`
-	Refused bool           `json:"refused,omitempty" jsonschema:"a restore without confirm: nothing was sent to Zerto"`
+	Refused bool           `json:"refused,omitempty" jsonschema:"a restore without confirm: Zerto was not asked to restore anything"`
 	Loss    []Loss         `json:"loss,omitempty" jsonschema:"for restore: what it loses, per VPG"`
 	Results []RewindResult `json:"results,omitempty" jsonschema:"one per VPG of the rewind point, in order"`
 	Failed  *RewindFailure `json:"failed,omitempty" jsonschema:"the VPG whose rewind failed, after the results of those done"`
@@ -96,7 +96,7 @@ func (s *Server) addRecovery() {
 		Title: "Go back to a rewind point",
 		Description: `Goes back to a rewind point (from zerto_rewind_points) through Zerto, as rewind undo does, for the VMs the call touched.
 mode "test" starts a failover test from the checkpoint: test copies come up on the recovery site beside the live VMs, which are untouched. Check them, then end the test with zerto_stop_test.
-mode "restore" restores the VMs to the checkpoint and commits: everything they wrote since is lost. Call it first without confirm: it is refused, nothing is sent to Zerto, and the answer says what would be lost. Tell the person; only once they agree, call it again with confirm: true. rewind's hook also asks the person before a restore runs.`,
+mode "restore" restores the VMs to the checkpoint and commits: everything they wrote since is lost. Call it first without confirm: it is refused, Zerto is not asked to restore anything, and the answer says what would be lost. Tell the person; only once they agree, call it again with confirm: true. rewind's hook also asks the person before a restore runs.`,
 		InputSchema: in,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 	}, s.rewind)
@@ -155,7 +155,7 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 			out.Loss = append(out.Loss, lossOutput(l))
 			texts = append(texts, l.Text)
 		}
-		res := textResult(append([]string{"Restore refused: confirm is not true, and nothing was sent to Zerto. Tell the person what the restore loses; only if they agree, call zerto_rewind again with confirm: true."}, texts...)...)
+		res := textResult(append([]string{"Restore refused: confirm is not true, and Zerto was not asked to restore anything. Tell the person what the restore loses; only if they agree, call zerto_rewind again with confirm: true."}, texts...)...)
 		res.IsError = true
 		return res, out, nil
 	}

@@ -108,7 +108,7 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 		if n := len(l.sim.Requests()) - before; n != 0 {
 			t.Errorf("%v: %d requests reached Zerto: %+v", args, n, l.sim.Requests()[before:])
 		}
-		if !isErr || !out.Refused || !strings.Contains(text, "nothing was sent to Zerto") {
+		if !isErr || !out.Refused || !strings.Contains(text, "Zerto was not asked to restore anything") {
 			t.Errorf("%v: %q %+v, want a refusal", args, text, out)
 		}
 		if len(out.Loss) != 1 || !strings.Contains(out.Loss[0].Text, "web-01") || !strings.Contains(text, out.Loss[0].Text) {
