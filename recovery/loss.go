@@ -111,13 +111,14 @@ func touches(r *audit.Record, p Point) bool {
 func lossText(l Loss) string {
 	p := l.Point
 	var b strings.Builder
-	vms := strings.Join(p.VMNames(), ", ")
-	cp := "checkpoint " + p.Checkpoint
+	// The names come from the log too, which a person may edit.
+	vms := oneLine(strings.Join(p.VMNames(), ", "))
+	cp := "checkpoint " + oneLine(p.Checkpoint)
 	if p.Tag != "" {
-		cp = fmt.Sprintf("checkpoint %q (CheckpointIdentifier %s)", p.Tag, p.Checkpoint)
+		cp = fmt.Sprintf("checkpoint %q (CheckpointIdentifier %s)", p.Tag, oneLine(p.Checkpoint))
 	}
 	fmt.Fprintf(&b, "Restoring %s (VPG %s) to %s of %s loses every change made to %s after that time, by anyone: Zerto discards what its journal recorded since.",
-		vms, p.VPG, cp, zTime(p.Time), vms)
+		vms, oneLine(p.VPG), cp, zTime(p.Time), vms)
 	switch len(l.Calls) {
 	case 0:
 		b.WriteString("\nrewind logged no call that changed it since.")
@@ -132,8 +133,8 @@ func lossText(l Loss) string {
 			fmt.Fprintf(&b, "\n  and %d more (rewind log)", len(l.Calls)-maxLossLines)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s  %s  %s  %s  %s", r.ID, r.Time.Local().Format("2006-01-02 15:04:05"),
-			r.Decision, oneLine(r.Tool), oneLine(r.Excerpt))
+		fmt.Fprintf(&b, "\n  %s  %s  %s  %s  %s", oneLine(r.ID), r.Time.Local().Format("2006-01-02 15:04:05"),
+			oneLine(r.Decision), oneLine(r.Tool), oneLine(r.Excerpt))
 	}
 	return b.String()
 }
@@ -142,7 +143,7 @@ func lossText(l Loss) string {
 // file a person may edit.
 func oneLine(s string) string {
 	return strings.Map(func(r rune) rune {
-		if r < ' ' || r == 0x7f {
+		if r < ' ' || (r >= 0x7f && r < 0xa0) || r == '\u2028' || r == '\u2029' {
 			return ' '
 		}
 		return r

@@ -80,3 +80,30 @@ func TestLoss(t *testing.T) {
 		})
 	}
 }
+
+// FuzzLossText: whatever a (hand-edited) log holds, each call is one line of
+// Text and no control character but the line breaks reaches a terminal.
+func FuzzLossText(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"call", "Bash", "govc vm.power -off -vm web-01"},
+		{"askedafter", "mcp__vsphere__power_off_vm", `{"vm_name":"web-01"}`},
+		{"x", "Bash", "echo a\nrm -rf /\r\x1b[2J"},
+		{"", "", ""},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, id, tool, excerpt string) {
+		p := Point{VPG: "fast\x1b", VMs: []VM{{"web-01", "g.web-01"}}, Checkpoint: "cp", Tag: "t\n", Time: t0}
+		calls := []audit.Record{{ID: id, Tool: tool, Excerpt: excerpt, Decision: audit.DecisionProtected, Time: t0}}
+		text := lossText(Loss{Point: p, Since: t0, Calls: calls})
+		if n := strings.Count(text, "\n"); n != 2 {
+			t.Errorf("Text has %d line breaks, want 2:\n%q", n, text)
+		}
+		for _, r := range text {
+			if r != '\n' && (r < ' ' || (r >= 0x7f && r < 0xa0)) {
+				t.Fatalf("control character %q in Text %q", r, text)
+			}
+		}
+	})
+}

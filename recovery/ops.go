@@ -18,19 +18,9 @@ import (
 func (s *Service) Test(ctx context.Context, p Point, progress func(zvm.Task)) (res Result, err error) {
 	res = Result{Mode: ModeTest, Point: p}
 	defer func() { s.record(&res, err) }()
-	if err := s.inJournal(ctx, p); err != nil {
-		return res, err
-	}
-	v, err := s.vpg(ctx, p)
+	v, err := s.preflight(ctx, p, ModeTest)
 	if err != nil {
 		return res, err
-	}
-	if err := canRecover(v); err != nil {
-		return res, err
-	}
-	if v.TestRunning {
-		return res, &StateError{VPG: v.Name, State: "in a failover test", TestRunning: true,
-			Reason: fmt.Sprintf("VPG %s is already in a failover test: stop it before starting another", v.Name)}
 	}
 	ids := make([]string, len(p.VMs))
 	for i, vm := range p.VMs {
@@ -59,13 +49,8 @@ func (s *Service) Test(ctx context.Context, p Point, progress func(zvm.Task)) (r
 func (s *Service) StopTest(ctx context.Context, p Point, progress func(zvm.Task)) (res Result, err error) {
 	res = Result{Mode: ModeStopTest, Point: p}
 	defer func() { s.record(&res, err) }()
-	v, err := s.vpg(ctx, p)
-	if err != nil {
+	if _, err := s.preflight(ctx, p, ModeStopTest); err != nil {
 		return res, err
-	}
-	if !v.TestRunning {
-		return res, &StateError{VPG: v.Name, State: v.Status.String(),
-			Reason: fmt.Sprintf("no failover test is running on VPG %s", v.Name)}
 	}
 	summary := "stopped by rewind"
 	if p.Tag != "" {
@@ -94,22 +79,8 @@ func (s *Service) StopTest(ctx context.Context, p Point, progress func(zvm.Task)
 func (s *Service) Restore(ctx context.Context, p Point, progress func(zvm.Task)) (res Result, err error) {
 	res = Result{Mode: ModeRestore, Point: p}
 	defer func() { s.record(&res, err) }()
-	if len(p.VMs) == 0 {
-		return res, fmt.Errorf("rewind point of VPG %s names no VM to restore", p.VPG)
-	}
-	if err := s.inJournal(ctx, p); err != nil {
+	if _, err := s.preflight(ctx, p, ModeRestore); err != nil {
 		return res, err
-	}
-	v, err := s.vpg(ctx, p)
-	if err != nil {
-		return res, err
-	}
-	if err := canRecover(v); err != nil {
-		return res, err
-	}
-	if v.TestRunning {
-		return res, &StateError{VPG: v.Name, State: "in a failover test", TestRunning: true,
-			Reason: fmt.Sprintf("VPG %s is in a failover test: stop the test before restoring", v.Name)}
 	}
 	for _, vm := range p.VMs {
 		task, err := s.Z.Restore(ctx, vm.Identifier, p.VPGIdentifier, p.Checkpoint)
@@ -138,6 +109,57 @@ func (s *Service) Restore(ctx context.Context, p Point, progress func(zvm.Task))
 		}
 	}
 	return res, nil
+}
+
+// Check says whether Zerto can run mode ("test", "stop-test" or "restore")
+// for p now, with the error the operation would give, and sends nothing
+// that changes anything: it reads the VPG and its journal. A front end
+// calls it before asking a person to confirm a restore, so that a rewind
+// bound to fail is not confirmed first. The operations check again.
+func (s *Service) Check(ctx context.Context, p Point, mode string) error {
+	_, err := s.preflight(ctx, p, mode)
+	return err
+}
+
+// preflight runs the checks of mode before anything is sent: the
+// checkpoint is still in the journal, and the VPG's state allows it.
+func (s *Service) preflight(ctx context.Context, p Point, mode string) (zvm.VPG, error) {
+	switch mode {
+	case ModeTest, ModeRestore:
+	case ModeStopTest:
+		v, err := s.vpg(ctx, p)
+		if err != nil {
+			return v, err
+		}
+		if !v.TestRunning {
+			return v, &StateError{VPG: v.Name, State: v.Status.String(),
+				Reason: fmt.Sprintf("no failover test is running on VPG %s", v.Name)}
+		}
+		return v, nil
+	default:
+		return zvm.VPG{}, fmt.Errorf("unknown rewind mode %q", mode)
+	}
+	if mode == ModeRestore && len(p.VMs) == 0 {
+		return zvm.VPG{}, fmt.Errorf("rewind point of VPG %s names no VM to restore", p.VPG)
+	}
+	if err := s.inJournal(ctx, p); err != nil {
+		return zvm.VPG{}, err
+	}
+	v, err := s.vpg(ctx, p)
+	if err != nil {
+		return v, err
+	}
+	if err := canRecover(v); err != nil {
+		return v, err
+	}
+	if v.TestRunning {
+		reason := fmt.Sprintf("VPG %s is already in a failover test: stop it before starting another", v.Name)
+		if mode == ModeRestore {
+			reason = fmt.Sprintf("VPG %s is in a failover test: stop the test before restoring", v.Name)
+		}
+		return v, &StateError{VPG: v.Name, State: "in a failover test", TestRunning: true, Reason: reason}
+	}
+	return v, nil
 }
 
 func (s *Service) vpg(ctx context.Context, p Point) (zvm.VPG, error) {
@@ -197,6 +219,10 @@ func (s *Service) inJournal(ctx context.Context, p Point) error {
 	return &AgedOutError{Point: p, Earliest: stats.Earliest.Time}
 }
 
+// firstPoll is the first wait between polls of a task; the waits double
+// up to the Service's Poll.
+const firstPoll = 100 * time.Millisecond
+
 // follow polls a task until it ends or waits for the user, showing each
 // state to progress. A task that failed or was stopped gives a *zvm.Error
 // of KindTaskFailed with Zerto's CompleteReason.
@@ -204,6 +230,7 @@ func (s *Service) follow(ctx context.Context, id string, progress func(zvm.Task)
 	var (
 		last  zvm.Task
 		timer *time.Timer
+		wait  time.Duration
 	)
 	for {
 		t, err := s.Z.Task(ctx, id)
@@ -221,11 +248,14 @@ func (s *Service) follow(ctx context.Context, id string, progress func(zvm.Task)
 			return t, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Message: t.CompleteReason,
 				Err: fmt.Errorf("task %s is %s", id, t.State)}
 		}
+		// Short operations end within a second: the first polls come
+		// quickly, then every Poll.
+		wait = min(max(2*wait, firstPoll), s.poll())
 		if timer == nil {
-			timer = time.NewTimer(s.poll())
+			timer = time.NewTimer(wait)
 			defer timer.Stop()
 		} else {
-			timer.Reset(s.poll())
+			timer.Reset(wait)
 		}
 		select {
 		case <-timer.C:

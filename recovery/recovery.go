@@ -148,14 +148,16 @@ func (s *Service) pointsOfRecord(ctx context.Context, rec *audit.Record) ([]Poin
 		if !ok {
 			i = len(points)
 			index[cp.VPGIdentifier] = i
-			points = append(points, Point{AuditID: auditID, VPG: cp.VPG, VPGIdentifier: cp.VPGIdentifier, Tag: cp.Tag})
+			// Names from the log are shown to people: the log is a file
+			// anyone may edit, so they are kept to one printable line.
+			points = append(points, Point{AuditID: auditID, VPG: oneLine(cp.VPG), VPGIdentifier: cp.VPGIdentifier, Tag: cp.Tag})
 		}
 		p := &points[i]
 		if p.Checkpoint == "" && cp.Identifier != "" {
 			p.Checkpoint, p.Tag, p.Time = cp.Identifier, cp.Tag, cp.Time
 		}
 		if cp.VMIdentifier != "" && !hasVM(p.VMs, cp.VMIdentifier) {
-			p.VMs = append(p.VMs, VM{Name: cp.VM, Identifier: cp.VMIdentifier})
+			p.VMs = append(p.VMs, VM{Name: oneLine(cp.VM), Identifier: cp.VMIdentifier})
 		}
 	}
 	var found []Point
@@ -257,7 +259,7 @@ func (s *Service) loggedVMs(vpgID, id string) ([]VM, error) {
 	for _, r := range recs {
 		for _, cp := range r.Checkpoints {
 			if cp.Identifier == id && strings.EqualFold(cp.VPGIdentifier, vpgID) && cp.VMIdentifier != "" && !hasVM(vms, cp.VMIdentifier) {
-				vms = append(vms, VM{Name: cp.VM, Identifier: cp.VMIdentifier})
+				vms = append(vms, VM{Name: oneLine(cp.VM), Identifier: cp.VMIdentifier})
 			}
 		}
 	}

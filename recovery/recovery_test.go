@@ -150,6 +150,9 @@ func TestTestAndStop(t *testing.T) {
 			t.Errorf("%s during a test: %v, want a StateError", name, err)
 		}
 	}
+	if err := l.svc.Check(t.Context(), p, ModeRestore); err == nil {
+		t.Error("Check of a restore during a test found nothing wrong")
+	}
 	if n := l.sim.Count("restore"); n != 0 {
 		t.Errorf("%d restores sent during a test", n)
 	}

@@ -166,6 +166,7 @@ func (r *run) judge(ctx context.Context) hostio.Decision {
 		return r.brokenConfig(cfgErr)
 	}
 	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	r.ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
