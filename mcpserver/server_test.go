@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -190,7 +191,8 @@ func TestToolsAndResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "ask     tool     catalog:tool mcp__*__zerto_rewind") {
+	restore := regexp.MustCompile(`(?m)^none +tool +catalog:tool mcp__\*__zerto_rewind .*\n +if input_equals=\{mode="test"\}\nask +tool +catalog:tool mcp__\*__zerto_rewind +a journal restore`)
+	if len(rr.Contents) != 1 || !restore.MatchString(rr.Contents[0].Text) {
 		t.Errorf("catalog resource %+v lacks the rule that asks before a restore", rr.Contents)
 	}
 	if _, err := l.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "rewind://nothing"}); err == nil {

@@ -3,7 +3,6 @@ package policy
 import (
 	_ "embed"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -34,6 +33,9 @@ type RuleInfo struct {
 	Name   string
 	Effect Effect
 	Reason string
+	// Conditions are what the rule needs besides its name, as config keys:
+	// "on=remote", `args_any=["-f"]`, "target=host"...
+	Conditions []string
 }
 
 func (r RuleInfo) String() string {
@@ -58,37 +60,13 @@ func (p *Policy) Rules() []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
 	}
 	for i, s := range p.servers {
 		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
 	}
 	return out
-}
-
-// WriteRules writes the effective rules as `rewind catalog` prints them:
-// one line per rule in the order they are tried, under a "# ORIGIN" line
-// for each config file and the catalog.
-func (p *Policy) WriteRules(w io.Writer) error {
-	origin := ""
-	for _, r := range p.Rules() {
-		if r.Origin != origin {
-			if origin != "" {
-				if _, err := fmt.Fprintln(w); err != nil {
-					return err
-				}
-			}
-			origin = r.Origin
-			if _, err := fmt.Fprintf(w, "# %s\n", origin); err != nil {
-				return err
-			}
-		}
-		if _, err := fmt.Fprintln(w, r); err != nil {
-			return err
-		}
-	}
-	return nil
 }

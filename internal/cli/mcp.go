@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rewind-dev/rewind/internal/version"
 	"github.com/rewind-dev/rewind/mcpserver"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +37,7 @@ Nothing but the protocol is written on stdout; diagnostics go to stderr.`,
 				ConfigPath: configPath,
 				Dir:        wd,
 				Stderr:     cmd.ErrOrStderr(),
-				Version:    rewindVersion(),
+				Version:    version.String(),
 			})
 			err = srv.Run(cmd.Context(), mcpserver.Transport(cmd.InOrStdin(), cmd.OutOrStdout()))
 			if errors.Is(err, mcp.ErrConnectionClosed) || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
