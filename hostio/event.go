@@ -125,7 +125,11 @@ func decodeClaude(data []byte) (*Event, error) {
 		return nil, &MalformedError{Reason: "empty input"}
 	}
 	var ce claudeEvent
-	if err := json.Unmarshal(data, &ce); err != nil {
+	if err := unmarshalExact(data, &ce); err != nil {
+		var me *MalformedError
+		if errors.As(err, &me) {
+			return nil, err
+		}
 		return nil, &MalformedError{Reason: jsonReason(err)}
 	}
 	switch ce.HookEventName {

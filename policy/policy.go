@@ -31,6 +31,10 @@ type originTest struct {
 // Origins of rules, as shown in Verdict.Rule and Rules.
 const catalogOrigin = "catalog"
 
+// ambiguousRule names the built-in check that asks about an ambiguous tool
+// input.
+const ambiguousRule = "catalog:ambiguous input"
+
 // New compiles cfg's rules followed by the catalog's. A nil cfg means the
 // defaults.
 func New(cfg *Config) (*Policy, error) {
@@ -127,7 +131,15 @@ func IsShellTool(name string) bool {
 
 // Classify judges a tool call: for a shell tool the commands its "command"
 // input would run, for any other tool the tool rules.
+//
+// An input that holds a key twice in one object, in any case, is asked:
+// the host reads one spelling and a rule could read the other.
 func (p *Policy) Classify(c Call) Verdict {
+	if what := ambiguousKey(c.Input); what != "" {
+		m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
+			Reason: "the tool input is ambiguous: " + what + ", so the host may run another call than the one judged"}
+		return combine([]Match{m})
+	}
 	if IsShellTool(c.Tool) {
 		cmd, err := shellCommand(c.Input)
 		if err != nil {
@@ -140,19 +152,21 @@ func (p *Policy) Classify(c Call) Verdict {
 
 // shellCommand reads a shell tool's command: a string, or an argv array as
 // some hosts send it.
+//
+// The key is read in its exact spelling, as the host reads it: a map, not
+// a struct, whose fields encoding/json matches in any case.
 func shellCommand(input json.RawMessage) (string, error) {
-	var in struct {
-		Command json.RawMessage `json:"command"`
-	}
+	var in map[string]json.RawMessage
 	if err := json.Unmarshal(input, &in); err != nil {
 		return "", fmt.Errorf("input is not a JSON object")
 	}
+	command := in["command"]
 	var s string
-	if json.Unmarshal(in.Command, &s) == nil {
+	if json.Unmarshal(command, &s) == nil {
 		return s, nil
 	}
 	var argv []string
-	if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+	if json.Unmarshal(command, &argv) == nil && len(argv) > 0 {
 		words := make([]string, len(argv))
 		for i, a := range argv {
 			words[i] = shellQuote(a)
