@@ -35,8 +35,9 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 1)}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 2)}
 	decided := make(chan hostio.Decision, 1)
+	go r.namedSettings()
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
 	d, late := r.await(decided)
 	answered := r
@@ -60,15 +61,20 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 // not (a host that never closes stdin, a config on a hung file system, a
 // bug). It returns the settings in force when the budget ran out, or nil.
 func (r *run) await(decided <-chan hostio.Decision) (hostio.Decision, *settings) {
-	known := settings{budget: watchBudget, onError: "allow"}
+	known := settings{budget: watchBudget, onError: "allow", early: true}
 	for {
 		t := time.NewTimer(time.Until(r.start.Add(known.budget - reserve(known.budget)/2)))
 		select {
 		case d := <-decided:
 			t.Stop()
 			return d, nil
-		case known = <-r.configured:
+		case s := <-r.configured:
 			t.Stop()
+			// Early settings (the named config's) never replace those
+			// of the config found for the event's project.
+			if !s.early || known.early {
+				known = s
+			}
 		case <-t.C:
 			return hostio.Decision{}, &known
 		}
@@ -83,6 +89,27 @@ var watchBudget = policy.DefaultBudget
 type settings struct {
 	budget  time.Duration
 	onError string
+	// early marks settings known before the event is read: the
+	// defaults, then those of the config --config or $REWIND_CONFIG names.
+	early bool
+}
+
+// namedSettings makes the settings of the config that --config or
+// $REWIND_CONFIG names known to the watch at once: the event, which says
+// where the project is, comes only when the host closes stdin, and a host
+// that never does is answered at that config's budget, not the default.
+func (r *run) namedSettings() {
+	defer func() { _ = recover() }()
+	path := r.opts.ConfigPath
+	if path == "" {
+		path = r.getenv("REWIND_CONFIG")
+	}
+	if path == "" {
+		return
+	}
+	if cfg, err := policy.Load(path); err == nil {
+		r.configured <- settings{budget: cfg.Hook.Budget, onError: cfg.Hook.OnError, early: true}
+	}
 }
 
 // run is one hook run: its event, and the audit record its decision makes.
