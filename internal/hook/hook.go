@@ -171,6 +171,10 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
+	if path, ignored := cfg.Untrusted(); path != "" {
+		r.warnf("%s is not trusted, so it can only tighten the policy; ignored: %s (to trust it: rewind trust %s)",
+			path, strings.Join(ignored, "; "), path)
+	}
 	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
@@ -229,17 +233,19 @@ func reserve(budget time.Duration) time.Duration {
 	return min(max(budget/20, 250*time.Millisecond), 2*time.Second)
 }
 
-// brokenConfig answers when the config cannot be used. The built-in
-// catalog still judges the call, so honest read-only work goes on (with a
-// warning), while anything the catalog would not let through silently is
-// put to the user: the config's own rules and Zerto settings are unknown.
+// brokenConfig answers when a config file cannot be used. What did load
+// (the catalog, the other config file) still judges the call, and every
+// rule of the broken file is read leniently as a rule that asks (see
+// policy.Fallback): a call any of them could match is put to the user with
+// the file's error, while honest work the file has no rule for goes on,
+// with a warning. Nothing that could be protected runs unasked.
 func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
 	d, v := hostio.Decision{Permission: hostio.Ask, Reason: msg}, policy.Verdict{}
-	if pol, err := policy.New(policy.Default()); err == nil {
+	if pol, err := policy.New(policy.Fallback(cfgErr)); err == nil {
 		v = pol.Classify(r.ev.Call())
 		if v.Effect == policy.None {
-			d = hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+			d = hostio.Decision{SystemMessage: msg + "; no rule of the broken file could apply to this call, which the rest of the policy let through"}
 		} else {
 			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v))
 			d.SystemMessage = msg
