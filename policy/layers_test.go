@@ -457,9 +457,9 @@ func TestOwnFilesAsked(t *testing.T) {
 	p, _ := New(cfg)
 	for cmd, want := range map[string]Effect{
 		"tee " + named + " < /tmp/x":                        Ask,
-		"echo x >> " + filepath.Join(l.state, "trusted"):   Ask,
+		"echo x >> " + filepath.Join(l.state, "trusted"):    Ask,
 		"rm -rf " + l.state:                                 Ask,
-		"cp /tmp/x " + filepath.Join(l.state, "audit.log"): Ask,
+		"cp /tmp/x " + filepath.Join(l.state, "audit.log"):  Ask,
 		"cat " + named:                                      None,
 		"echo x > " + filepath.Join(l.root, "etc", "other"): None,
 	} {
@@ -488,8 +488,7 @@ func TestWritesThroughLinks(t *testing.T) {
 	if err := os.Symlink(l.project, filepath.Join(l.root, "alias")); err != nil {
 		t.Fatal(err)
 	}
-	cfg, p := l.find()
-	_ = cfg
+	_, p := l.find()
 	sub := filepath.Join(l.project, "sub")
 	for _, tt := range []struct {
 		cmd, cwd string
