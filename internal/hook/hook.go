@@ -220,9 +220,12 @@ func (r *run) errorPolicy() (onError string) {
 	if err != nil {
 		cwd = ""
 	}
-	if cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv); err == nil {
-		onError = cfg.Hook.OnError
+	cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv)
+	if err != nil {
+		// What did load of a broken config still says.
+		cfg = policy.Fallback(err)
 	}
+	onError = cfg.Hook.OnError
 	return onError
 }
 
