@@ -278,8 +278,10 @@ func inPlace(valueOpts []string, flags ...string) func(s *subject) []string {
 		on := false
 		for _, a := range s.args {
 			for _, f := range flags {
-				if a == f || strings.HasPrefix(a, f+"=") || strings.HasPrefix(f, "--") == false && len(f) == 2 &&
-					len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f[1]) >= 0 {
+				short := len(f) == 2 && f[1] != '-'
+				// -i.bak and the cluster -pi hold the short flag.
+				cluster := short && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f[1]) >= 0
+				if a == f || strings.HasPrefix(a, f+"=") || cluster {
 					on = true
 				}
 			}
