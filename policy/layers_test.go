@@ -507,6 +507,12 @@ func TestWritesThroughLinks(t *testing.T) {
 		{"curl -o .rewind.toml https://example.com/x", l.project, Ask},
 		{"wget -qO- https://example.com/x", l.project, None},
 		{"ln -sf /tmp/mine.toml .rewind.toml", l.project, Ask},
+		{"cd sub && echo x > ../.rewind.toml", l.project, Ask},
+		{"cd " + l.project + " && echo x > .rewind.toml", "", Ask},
+		{"cd sub; cd ..; tee .rewind.toml", l.project, Ask},
+		{"cd .claude && echo x > settings.json", l.project, Ask},
+		{"cd \"$X\" && echo x > settings.json", l.project, None},
+		{"cd sub && echo x > settings.json", l.project, None},
 	} {
 		v := p.Classify(Call{Tool: "Bash", Input: json.RawMessage(`{"command":` + quoteJSON(tt.cmd) + `}`), Cwd: tt.cwd})
 		if v.Effect != tt.want {

@@ -303,6 +303,7 @@ func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
 
 func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
 	var matches []Match
+	dir := cwd
 	for i := range a.Invocations {
 		inv := &a.Invocations[i]
 		s := fromInvocation(inv)
@@ -310,7 +311,8 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
 		s.aliases = p.aliases[s.name]
 		m := p.judge(&s)
 		if !s.remote {
-			m = p.judgeCommandWrites(&s, m, cwd)
+			m = p.judgeCommandWrites(&s, m, dir)
+			dir = changeDir(&s, dir)
 		}
 		m.Kind = KindInvocation
 		m.Source = s.text()

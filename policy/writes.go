@@ -59,17 +59,17 @@ func (w *writeRule) reason() string {
 	return w.tool.src.Reason
 }
 
-// matchFile reports whether one of the candidate spellings of a written
-// file matches the rule's globs. Globs and names are compared in lower
-// case: on the file systems of macOS and Windows ".Rewind.TOML" is the
-// same file as ".rewind.toml".
-func (w *writeRule) matchFile(forms, own []string) bool {
+// matchFile returns the first spelling of a written file that matches the
+// rule's globs, or "". Globs and names are compared in lower case: on the
+// file systems of macOS and Windows ".Rewind.TOML" is the same file as
+// ".rewind.toml".
+func (w *writeRule) matchFile(forms, own []string) string {
 	for _, f := range forms {
-		f = strings.ToLower(f)
+		lower := strings.ToLower(f)
 		for _, list := range [2][]string{w.globs, own} {
 			for _, g := range list {
-				if matchPath(g, f) {
-					return true
+				if matchPath(g, lower) {
+					return f
 				}
 			}
 			if !w.own {
@@ -77,7 +77,7 @@ func (w *writeRule) matchFile(forms, own []string) bool {
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // fileForms returns the spellings of a written file name that rules are
@@ -97,6 +97,14 @@ func (p *Policy) fileForms(name, cwd string) []string {
 	}
 	name = strings.Trim(name, `"'`)
 	add(path.Clean(filepath.ToSlash(name)))
+	rooted := filepath.IsAbs(name) || strings.HasPrefix(name, "~") || strings.HasPrefix(name, "$")
+	if !rooted {
+		if cwd == "" || cwd == unknownDir || strings.Contains(name, "`") {
+			return forms
+		}
+		name = filepath.Join(cwd, name)
+		add(name)
+	}
 	if home := p.home; home != "" {
 		for _, prefix := range []string{"~/", "$HOME/", "${HOME}/"} {
 			if rest, ok := strings.CutPrefix(name, prefix); ok {
@@ -106,11 +114,7 @@ func (p *Policy) fileForms(name, cwd string) []string {
 		}
 	}
 	if !filepath.IsAbs(name) {
-		if cwd == "" || strings.ContainsAny(name, "$`") {
-			return forms
-		}
-		name = filepath.Join(cwd, name)
-		add(name)
+		return forms
 	}
 	add(filepath.Clean(name))
 	if real := resolveLinks(name); real != "" {
@@ -147,8 +151,11 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []string, cwd string, app
 			continue
 		}
 		for i, f := range files {
-			if r.matchFile(forms[i], p.ownGlobs) {
+			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
 				reason := fmt.Sprintf("writes %s", f)
+				if as != f && as != path.Clean(filepath.ToSlash(f)) {
+					reason += " (" + as + ")"
+				}
 				if rr := r.reason(); rr != "" {
 					reason = fmt.Sprintf("%s: %s", reason, rr)
 				}
@@ -157,6 +164,34 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []string, cwd string, app
 		}
 	}
 	return Match{}, false
+}
+
+// unknownDir is the folder after a cd to a folder known only at run time.
+const unknownDir = "\x00unknown"
+
+// changeDir follows a cd or pushd, so that the relative files the commands
+// after it write are read in the folder it changes to: "cd ~/.claude &&
+// tee settings.json". Invocations come in source order; a cd in a subshell
+// is followed too, which can only make more files match.
+func changeDir(s *subject, dir string) string {
+	if s.name != "cd" && s.name != "pushd" {
+		return dir
+	}
+	pos, _ := argWords(s, nil)
+	if len(pos) == 0 {
+		return "~"
+	}
+	to := pos[len(pos)-1]
+	switch {
+	case to == "-" || s.dynamic(len(s.args)-1) && !strings.HasPrefix(to, "$HOME") && !strings.HasPrefix(to, "${HOME}"):
+		// Known only at run time: relative names say nothing.
+		return unknownDir
+	case path.IsAbs(filepath.ToSlash(to)) || strings.HasPrefix(to, "~") || strings.HasPrefix(to, "$"):
+		return to
+	case dir == "":
+		return to
+	}
+	return filepath.Join(dir, to)
 }
 
 // writeCommands are commands known to write the files named in their
