@@ -251,10 +251,17 @@ func (p *Policy) Classify(c Call) Verdict {
 // stricter combines the verdicts of two policies on one call: the more
 // severe effect of each piece wins.
 func stricter(v, t Verdict) Verdict {
-	if t.Effect == None && t.Rule == "" {
+	matches := append([]Match(nil), v.Matches...)
+	for _, m := range t.Matches {
+		// A piece no rule of t judged adds nothing to explain.
+		if m.Rule != "" {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == len(v.Matches) {
 		return v
 	}
-	out := combine(append(append([]Match(nil), v.Matches...), t.Matches...))
+	out := combine(matches)
 	out.Invocations = v.Invocations
 	return out
 }
