@@ -65,6 +65,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
+		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newTrustCmd(),
 		// Subcommands are added here, one line each.
 	)

@@ -176,6 +176,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 			path, strings.Join(ignored, "; "), path)
 	}
 	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
