@@ -221,6 +221,9 @@ var writeCommands = map[string]func(s *subject) []string{
 	"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
 	"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
 	"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
+	"scp":      copies([]string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}, false),
+	"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
+	"git":      gitWrites,
 	"dd":       ddOutput,
 	"curl":     optionValues("-o", "--output"),
 	"wget":     optionValues("-O", "--output-document"),
@@ -327,6 +330,26 @@ func inPlace(valueOpts []string, flags ...string) func(s *subject) []string {
 		pos, _ := argWords(s, valueOpts)
 		return pos
 	}
+}
+
+// gitWrites reads the git subcommands that write the paths they name:
+// checkout and restore (an older .claude/settings.json comes back without
+// the hook), rm and mv. Words that are not paths (a branch name) match no
+// guarded file.
+func gitWrites(s *subject) []string {
+	pos, _ := argWords(s, []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "-s", "--source", "-b", "-B", "--orphan", "-m"})
+	if len(pos) == 0 {
+		return nil
+	}
+	switch pos[0] {
+	case "checkout", "restore", "rm":
+		return pos[1:]
+	case "mv":
+		sub := *s
+		sub.args = pos[1:]
+		return copies(nil, true)(&sub)
+	}
+	return nil
 }
 
 // ddOutput reads dd's of=FILE.
