@@ -33,8 +33,6 @@ type Policy struct {
 	// tighten are the policies of Config.Tighten: each judges a call
 	// too, and its verdict counts only where it is stricter.
 	tighten []*Policy
-	// label names the config of a tighten policy in rule names.
-	label string
 }
 
 type originTest struct {
@@ -113,7 +111,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.label, t.home, t.ownGlobs = label, p.home, p.ownGlobs
+	t.home, t.ownGlobs = p.home, p.ownGlobs
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
 		for k, v := range m {
@@ -548,8 +546,9 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		return r.tool != nil && r.tool.match(c.Tool, snake, in)
 	})
 	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		// A rule on the files written does not list the tool: a guarded
+		// server still asks about it.
 		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
-		listed = true
 	}
 	return combine([]Match{m}), listed
 }
