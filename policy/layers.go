@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -344,18 +345,27 @@ func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) 
 	ignore := func(key, value, why string) {
 		ignored = append(ignored, fmt.Sprintf("%s = %s (%s)", key, value, why))
 	}
-	for _, key := range []string{"url", "auth", "client_id", "client_secret", "username", "password", "ca_file", "insecure_skip_verify"} {
-		if set["zerto."+key] {
+	pz, uz := proj.Zerto, cfg.Zerto
+	for _, z := range []struct {
+		key       string
+		differs   bool
+		printable string // the value as shown, "" for a secret
+	}{
+		{"url", pz.URL != uz.URL, pz.URL},
+		{"auth", pz.Auth != uz.Auth, pz.Auth},
+		{"client_id", pz.ClientID != uz.ClientID, pz.ClientID},
+		{"client_secret", pz.ClientSecret != uz.ClientSecret, ""},
+		{"username", pz.Username != uz.Username, pz.Username},
+		{"password", pz.Password != uz.Password, ""},
+		{"ca_file", pz.CAFile != uz.CAFile, pz.CAFile},
+		{"insecure_skip_verify", pz.InsecureSkipVerify != uz.InsecureSkipVerify, fmt.Sprint(pz.InsecureSkipVerify)},
+	} {
+		if set["zerto."+z.key] && z.differs {
 			value := "..."
-			switch key {
-			case "url":
-				value = fmt.Sprintf("%q", proj.Zerto.URL)
-			case "ca_file":
-				value = fmt.Sprintf("%q", proj.Zerto.CAFile)
-			case "auth":
-				value = fmt.Sprintf("%q", proj.Zerto.Auth)
+			if z.printable != "" {
+				value = fmt.Sprintf("%q", z.printable)
 			}
-			ignore("zerto."+key, value, "only the user's config or a trusted project config sets where Zerto is and how to reach it")
+			ignore("zerto."+z.key, value, "only the user's config or a trusted project config sets where Zerto is and how to reach it")
 		}
 	}
 	if set["hook.budget"] {
@@ -393,10 +403,11 @@ func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) 
 			ignore("capture.reuse_within", fmt.Sprintf("%q", r), fmt.Sprintf("longer than the user's %s", cfg.Capture.ReuseWithin))
 		}
 	}
-	for _, key := range []string{"aliases", "strip_domain"} {
-		if set["targets."+key] {
-			ignore("targets."+key, "...", "an alias decides which VM gets the checkpoint")
-		}
+	if set["targets.aliases"] && !maps.Equal(proj.Targets.Aliases, cfg.Targets.Aliases) {
+		ignore("targets.aliases", "...", "an alias decides which VM gets the checkpoint")
+	}
+	if set["targets.strip_domain"] && proj.Targets.StripDomain != cfg.Targets.StripDomain {
+		ignore("targets.strip_domain", fmt.Sprint(proj.Targets.StripDomain), "it decides which VM gets the checkpoint")
 	}
 	return ignored
 }

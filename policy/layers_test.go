@@ -191,6 +191,8 @@ func TestUntrustedProjectSettings(t *testing.T) {
 		{"reuse shorter", "[capture]\nreuse_within = \"5s\"\n", func(c *Config) bool { return c.Capture.ReuseWithin == 5*time.Second }, ""},
 		{"a ZVM of the agent's", "[zerto]\nurl = \"https://evil.example\"\n", func(c *Config) bool { return c.Zerto.URL == "https://zvm.lab.local" }, "zerto.url"},
 		{"a CA of the agent's", "[zerto]\nca_file = \"ca.pem\"\ninsecure_skip_verify = true\n", func(c *Config) bool { return c.Zerto.CAFile == "" && !c.Zerto.InsecureSkipVerify }, "zerto.insecure_skip_verify"},
+		{"the user's own ZVM again", "[zerto]\nurl = \"https://zvm.lab.local\"\n", func(c *Config) bool { return c.Zerto.URL == "https://zvm.lab.local" }, ""},
+		{"a secret", "[zerto]\nclient_secret = \"hunter22\"\n", func(c *Config) bool { return c.Zerto.ClientSecret == "" }, "zerto.client_secret = ..."},
 		{"an alias to another VM", "[targets]\naliases = { \"web-01\" = \"scratch\" }\n", func(c *Config) bool { return c.Targets.Aliases["web-01"] == "" }, "targets.aliases"},
 	}
 	for _, tt := range tests {
