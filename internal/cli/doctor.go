@@ -133,17 +133,14 @@ func (d *doctor) config(configPath, cwd string) *policy.Config {
 // zerto checks the ZVM: reachable, TLS trusted, credentials accepted. One
 // authenticated request answers all three.
 func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
-	zo := zvm.Options{
-		URL: cfg.Zerto.URL, Auth: cfg.Zerto.Auth, ClientID: cfg.Zerto.ClientID, ClientSecret: cfg.Zerto.ClientSecret,
-		Username: cfg.Zerto.Username, Password: cfg.Zerto.Password, CAFile: cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify, Warnf: func(string, ...any) {},
-		// A fresh login, not a cached token, is what proves the credentials.
-		CacheDir: "-",
-	}
-	if err := zo.ApplyEnv(os.Getenv); err != nil {
+	zo, err := cfg.Zerto.ZVMOptions(os.Getenv)
+	if err != nil {
 		d.line(checkFail, "zvm", err.Error(), "correct the variable")
 		return
 	}
+	zo.Warnf = func(string, ...any) {}
+	// A fresh login, not a cached token, is what proves the credentials.
+	zo.CacheDir = "-"
 	if zo.URL == "" {
 		d.line(checkFail, "zvm", "no ZVM configured, so every change to a VM is put to you instead of protected",
 			"set url in the config's [zerto] table, or REWIND_ZVM_URL")

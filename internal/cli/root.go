@@ -66,6 +66,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newSimCmd(),
 		newLogCmd(),
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
+		newUndoCmd(),
 		newTrustCmd(),
 		// Subcommands are added here, one line each.
 	)

@@ -124,6 +124,17 @@ type run struct {
 	ev         *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
+	// id is the audit ID of the call, drawn once (see callID).
+	id string
+}
+
+// callID is the audit ID of this run's call: the same in the answer that
+// names it and in the record that follows.
+func (r *run) callID() string {
+	if r.id == "" {
+		r.id = audit.NewID()
+	}
+	return r.id
 }
 
 func (r *run) getenv(key string) string {
@@ -267,20 +278,11 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		Warnf:              r.warnf,
+	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	if err != nil {
+		return r.noCheckpoint(v, err)
 	}
-	if err := zo.ApplyEnv(r.getenv); err != nil {
-		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
-	}
+	zo.Warnf = r.warnf
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
@@ -307,7 +309,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
 	})
-	id := audit.NewID(r.ev.ToolUseID)
+	id := r.callID()
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
 
 	var d hostio.Decision
@@ -333,7 +335,6 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		decision = audit.DecisionDeny
 	}
 	r.record(decision, d, v)
-	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
 	var zerr []string
 	for _, f := range out.Failures {
@@ -527,7 +528,7 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		rec.Reason = d.Context
 	}
 	if ev := r.ev; ev != nil {
-		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.ID = r.callID()
 		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
 		rec.Excerpt = excerpt(ev)
 	}
