@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/rewind-dev/rewind/policy"
@@ -46,11 +47,22 @@ the settings it sets replace yours. Editing the file makes it untrusted again.
 				fmt.Fprintf(out, "%s is no longer trusted: it can only tighten the policy\n", path)
 				return nil
 			}
+			// What the file could not do untrusted, to say what trust
+			// changes; a file Find does not reach from its own folder
+			// (another user config is named) has nothing to report.
+			var ignored []string
+			if cfg, err := policy.Find("", filepath.Dir(path), os.Getenv); err == nil {
+				_, ignored = cfg.Untrusted()
+			}
 			canon, hash, err := policy.Trust(path, os.Getenv)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(out, "trusted %s (%s)\nit may now loosen your policy; an edit makes it untrusted again\n", canon, hash)
+			for _, s := range ignored {
+				s, _, _ = strings.Cut(s, " (")
+				fmt.Fprintf(out, "now applies: %s\n", s)
+			}
 			return nil
 		},
 	}
