@@ -537,12 +537,14 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 
 // excerpt is what the log shows of a call: a shell tool's command, else its
 // input object. audit.Append shortens and redacts it.
+//
+// "command" is read in its exact spelling, as the host reads it (a map: a
+// struct field would match "Command" too).
 func excerpt(ev *hostio.Event) string {
-	var in struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(ev.ToolInput, &in) == nil && in.Command != "" {
-		return in.Command
+	var in map[string]json.RawMessage
+	var command string
+	if json.Unmarshal(ev.ToolInput, &in) == nil && json.Unmarshal(in["command"], &command) == nil && command != "" {
+		return command
 	}
 	return string(ev.ToolInput)
 }
