@@ -33,6 +33,9 @@ type RuleInfo struct {
 	Name   string
 	Effect Effect
 	Reason string
+	// Conditions are what the rule needs besides its name, as config keys:
+	// "on=remote", `args_any=["-f"]`, "target=host"...
+	Conditions []string
 }
 
 func (r RuleInfo) String() string {
@@ -74,10 +77,10 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
 	}
 	for i, s := range p.servers {
 		o := own
@@ -87,7 +90,14 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 		out = append(out, RuleInfo{Kind: "server", Origin: o, Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
 	}
 	for _, w := range p.writes {
-		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Effect: w.effect(), Reason: w.reason()})
+		var cond []string
+		if w.cmd != nil {
+			cond = commandConditions(w.cmd.src)
+		} else {
+			cond = toolConditions(w.tool.src)
+		}
+		cond = append(cond, "writes="+list(w.rawGlobs()))
+		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Effect: w.effect(), Reason: w.reason(), Conditions: cond})
 	}
 	return out
 }

@@ -45,6 +45,14 @@ func (w *writeRule) label() string {
 	return w.tool.label
 }
 
+// rawGlobs are the rule's writes as written in its config.
+func (w *writeRule) rawGlobs() []string {
+	if w.cmd != nil {
+		return w.cmd.src.Writes
+	}
+	return w.tool.src.Writes
+}
+
 func (w *writeRule) effect() Effect {
 	if w.cmd != nil {
 		return w.cmd.src.Effect
