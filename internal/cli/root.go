@@ -65,6 +65,11 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
+		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
+		newUndoCmd(),
+		newDemoCmd(),
+		newTrustCmd(),
+		newMCPCmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root
