@@ -44,6 +44,8 @@ type Client struct {
 
 	mu  sync.Mutex // guards tok, and serialises logins within the process
 	tok token
+
+	clk clock // the ZVM's clock; see clock.go
 }
 
 // New returns a Client for the ZVM that o describes. It does not contact the
@@ -68,7 +70,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.auth = k
 	}
-	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity())
+	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity(), o.ClientSecret+"\x00"+o.Password)
 	return c, nil
 }
 
@@ -89,6 +91,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 		if err != nil {
 			return nil, &Error{Kind: KindTransport, Op: op, Err: err}
 		}
+		sent := time.Now()
 		resp, err := c.http.Do(req)
 		if err != nil {
 			e := transportError(op, err, ctx.Err())
@@ -98,6 +101,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 			}
 			return nil, e
 		}
+		c.clk.observe(resp.Header, sent, time.Now())
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		resp.Body.Close()
 		if err != nil {
@@ -304,9 +308,10 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	}
 	defer unlock()
 	old := c.tok
-	if t, ok := c.cache.load(); ok {
+	if t, clk, ok := c.cache.load(); ok {
 		if t.AccessToken != rejected && t.usable(now) {
 			c.tok = t
+			c.clk.load(clk)
 			return t, nil
 		}
 		old = t
@@ -326,8 +331,9 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 		}
 	}
 	c.tok = t
+	c.measureClock(ctx, t)
 	// A cache that cannot be written costs the next process a login; the
 	// request still goes on.
-	_ = c.cache.store(t)
+	_ = c.cache.store(t, c.clk.entry())
 	return t, nil
 }

@@ -211,8 +211,9 @@ func TestContractSessionLogin(t *testing.T) {
 	if _, err := c.VMs(t.Context(), ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.reqs) != 2 || rec.reqs[0].method != "POST" || rec.reqs[0].path != sessionPath {
-		t.Fatalf("requests = %+v, want the session login first", rec.reqs)
+	// The login is followed by the one reading of the ZVM's clock.
+	if len(rec.reqs) != 3 || rec.reqs[0].method != "POST" || rec.reqs[0].path != sessionPath || rec.reqs[1].path != serverTimePath {
+		t.Fatalf("requests = %+v, want the session login first, then the clock", rec.reqs)
 	}
 }
 
