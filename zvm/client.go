@@ -199,6 +199,8 @@ type request struct {
 	// for a path identifier it cannot parse, such as a host name used as a
 	// VM identifier, and for the caller that is a lookup miss.
 	unknownOn400 bool
+	// noReauth answers a 401 as it is, without a new login (see TaskState).
+	noReauth bool
 }
 
 // do sends r with the current token and decodes a 2xx answer into out
@@ -244,7 +246,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		if err != nil {
 			return err
 		}
-		if resp.status == http.StatusUnauthorized && !reauthed {
+		if resp.status == http.StatusUnauthorized && !reauthed && !r.noReauth {
 			reauthed = true
 			if _, err := c.credential(ctx, tok.AccessToken); err != nil {
 				return err
@@ -256,6 +258,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			if r.unknownOn400 && resp.status == http.StatusBadRequest {
 				e.Kind = KindNotFound
 			}
+			classifyNotZerto(e, resp)
 			return e
 		}
 		if out == nil {
