@@ -35,7 +35,7 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 1)}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 2)}
 	decided := make(chan hostio.Decision, 1)
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
 	d, late := r.await(decided)
@@ -44,7 +44,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 		// r is still at work and owns its fields: the answer comes from a
 		// run of its own, under the settings r had made known.
 		answered = &run{opts: &opts, start: r.start, budget: late.budget, onError: late.onError}
-		d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		if late.capture != nil {
+			// A protect call out of time is pending or denied, never let
+			// through unchecked: see overrun.go.
+			answered.ev = late.capture.ev
+			d = answered.overrun(late.capture)
+		} else {
+			d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		}
 	}
 	if answered.rec != nil {
 		answered.appendAudit()
@@ -83,6 +90,7 @@ var watchBudget = policy.DefaultBudget
 type settings struct {
 	budget  time.Duration
 	onError string
+	capture *capturing // set once a protect call's capture is under way
 }
 
 // run is one hook run: its event, and the audit record its decision makes.
@@ -263,15 +271,19 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		r.warnf("%v: checkpoints are not reused", err)
 		stateDir = ""
 	}
+	id := audit.NewID(r.ev.ToolUseID)
+	prog := &capture.Progress{}
+	r.announce(&capturing{progress: prog, v: v, cfg: cfg, id: id, ev: r.ev})
 	c := capture.New(z, capture.Options{
 		StateDir:      stateDir,
 		TagPrefix:     cfg.Hook.TagPrefix,
 		ReuseWithin:   cfg.Capture.ReuseWithin,
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
+		Progress:      prog,
 	})
-	id := audit.NewID(r.ev.ToolUseID)
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
+	afterCapture(ctx)
 
 	var d hostio.Decision
 	decision := ""
@@ -295,9 +307,11 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
+	d = withNotes(d, out.Notes)
 	r.record(decision, d, v)
 	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
+	setOffset(r.rec, out)
 	var zerr []string
 	for _, f := range out.Failures {
 		var ze *zvm.Error
