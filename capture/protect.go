@@ -355,8 +355,9 @@ func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 // task (or one Zerto no longer knows) fails the wait with Zerto's reason; a
 // completed one sends the wait to the journal, listed without the time
 // filter if need be, since the task says the tag is there. done is false
-// when the task is in progress or its state cannot be had (some ZVMs
-// answer a completed task with 401): the journal decides then.
+// when the task is in progress, or when its state cannot be had (some
+// ZVMs answer a completed task with 401) and the journal does not show
+// the tag yet.
 func (c *Capturer) byTask(ctx context.Context, pt *Point, w wait) (r result, done bool) {
 	if w.task == "" {
 		return result{}, false
@@ -366,6 +367,11 @@ func (c *Capturer) byTask(ctx context.Context, pt *Point, w wait) (r result, don
 	case zvm.IsNotFound(err):
 		return c.failWait(ctx, pt, w, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + w.task, Err: err}), true
 	case err != nil:
+		// No word from the task (some ZVMs answer 401 for a completed
+		// one): the journal is asked instead.
+		if r, found := c.findTag(ctx, pt, w, true); found {
+			return r, true
+		}
 		return result{}, false
 	case t.State == zvm.TaskFailed || t.State == zvm.TaskStopped:
 		return c.failWait(ctx, pt, w, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + w.task, Message: t.CompleteReason,
