@@ -63,7 +63,8 @@ func (p *Progress) tag(pt Point) {
 // retry finds it. Otherwise (the targets not yet resolved, an insert not
 // yet accepted): Failed, since no checkpoint can be promised. An unknown
 // target beside them is UnknownTarget, as in Capture. When the outcome lets
-// the call run, the let-through is recorded, as Capture would.
+// the call run, the let-through is recorded, as Capture would, within ctx:
+// the caller's answer is due.
 func (p *Progress) Overrun(ctx context.Context, budget time.Duration) Outcome {
 	p.mu.Lock()
 	var out Outcome
@@ -99,7 +100,7 @@ func (p *Progress) Overrun(ctx context.Context, budget time.Duration) Outcome {
 		if c.mayRun(out.Kind) {
 			now := c.zNow()
 			for _, pt := range out.Points {
-				_ = c.letThrough(ctx, pt, now)
+				_ = c.recordLetThrough(ctx, pt, now)
 			}
 		}
 	}

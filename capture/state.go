@@ -198,6 +198,12 @@ func (c *Capturer) letThrough(ctx context.Context, p Point, now time.Time) error
 	// keeps a later call from reusing a tag older than this one.
 	ctx, cancel := graceContext(ctx)
 	defer cancel()
+	return c.recordLetThrough(ctx, p, now)
+}
+
+// recordLetThrough is letThrough within ctx as it is, for a caller whose
+// own answer is due (Progress.Overrun).
+func (c *Capturer) recordLetThrough(ctx context.Context, p Point, now time.Time) error {
 	fl, err := c.lockVPG(ctx, p.VPGIdentifier)
 	if err != nil {
 		return err

@@ -99,7 +99,8 @@ func (c *Client) ServerTime(ctx context.Context) (time.Time, error) {
 func (c *Client) measureClock(ctx context.Context, t token) {
 	const op = http.MethodGet + " " + serverTimePath
 	sent := time.Now()
-	resp, err := c.send(ctx, op, true, func() (*http.Request, error) {
+	// One try: the reading is worth a request, not the caller's deadline.
+	resp, err := c.send(ctx, op, false, func() (*http.Request, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, c.base+serverTimePath, nil)
 		if err == nil {
 			req.Header.Set("Accept", "application/json")

@@ -44,8 +44,8 @@ func (r *run) announce(c *capturing) {
 // still be at work.
 func (r *run) overrun(c *capturing) hostio.Decision {
 	// Recording a let-through (for a protected or asked outcome) may take
-	// a moment, as much as the log append after it.
-	ctx, cancel := context.WithTimeout(context.Background(), reserve(r.budget)/4)
+	// a moment, leaving the log append after it most of what remains.
+	ctx, cancel := context.WithTimeout(context.Background(), reserve(r.budget)/8)
 	defer cancel()
 	out := c.progress.Overrun(ctx, r.budget)
 	var (
