@@ -94,3 +94,27 @@ func (c *call) serverTimeUTC() {
 		return http.StatusOK, c.s.now().Format(timeFormat)
 	})
 }
+
+// Habits names the strict behaviours switched on, in words, for a summary;
+// none for the friendly simulator.
+func (st Strict) Habits() []string {
+	var h []string
+	if off := time.Duration(st.ClockOffset); off != 0 {
+		h = append(h, "clock "+off.String()+" off the host's")
+	}
+	for _, b := range []struct {
+		on   bool
+		name string
+	}{
+		{st.NoClientCredentialsRefresh, "no refresh token for client_credentials"},
+		{st.UnknownIdentifier400, "400 for unknown identifiers"},
+		{st.RequireJSONContentType, "415 for JSON bodies without their content type"},
+		{st.TagsAtOnce, "tags written at once"},
+		{st.CompletedTask401, "401 for completed tasks"},
+	} {
+		if b.on {
+			h = append(h, b.name)
+		}
+	}
+	return h
+}

@@ -193,3 +193,13 @@ func TestClientCredentialsWithoutRefreshToken(t *testing.T) {
 		}
 	}
 }
+
+func TestHabits(t *testing.T) {
+	if h := (Strict{}).Habits(); len(h) != 0 {
+		t.Errorf("friendly simulator: habits %q", h)
+	}
+	h := Strict{ClockOffset: SignedDuration(-2 * time.Minute), TagsAtOnce: true}.Habits()
+	if strings.Join(h, "; ") != "clock -2m0s off the host's; tags written at once" {
+		t.Errorf("habits %q", h)
+	}
+}
