@@ -70,7 +70,7 @@ func (p *Progress) Overrun(ctx context.Context, budget time.Duration) Outcome {
 	var out Outcome
 	out.Unknown, out.Failures = slices.Clone(p.unknown), slices.Clone(p.failures)
 	c := p.c
-	late := fmt.Errorf("Zerto did not confirm a checkpoint within the hook's budget of %s", budget)
+	late := fmt.Errorf("the checkpoint was not confirmed within the hook's budget of %s", budget)
 	if !p.resolved {
 		out.Failures = append(out.Failures, Failure{Target: strings.Join(p.targets, ", "), Err: fmt.Errorf("looking the targets up: %w", late)})
 	}

@@ -27,11 +27,11 @@ func TestProgressOverrun(t *testing.T) {
 		message string
 	}{
 		{"not yet resolved", func(p *Progress) {}, Failed, "looking the targets up"},
-		{"resolved, nothing inserted", func(p *Progress) { p.resolvedTo([]group{web}, nil, nil) }, Failed, "did not confirm a checkpoint"},
+		{"resolved, nothing inserted", func(p *Progress) { p.resolvedTo([]group{web}, nil, nil) }, Failed, "not confirmed within"},
 		{"one VPG of two inserted", func(p *Progress) {
 			p.resolvedTo([]group{web, app}, nil, nil)
 			p.tag(accepted(web))
-		}, Failed, "did not confirm a checkpoint"},
+		}, Failed, "not confirmed within"},
 		{"every VPG inserted", func(p *Progress) {
 			p.resolvedTo([]group{web, app}, nil, nil)
 			p.tag(accepted(web))

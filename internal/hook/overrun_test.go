@@ -33,7 +33,7 @@ func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 		},
 		{
 			name: "no tag is deny", command: "govc vm.power -off -vm rej-01", decision: "deny",
-			logged: audit.DecisionDeny, want: []string{"did not confirm a checkpoint within the hook's budget of 2s"},
+			logged: audit.DecisionDeny, want: []string{"not confirmed within the hook's budget of 2s"},
 		},
 		{
 			name: "on_error allow does not apply", extra: "on_error = \"allow\"\n", command: "govc vm.power -off -vm rej-01", decision: "deny",
