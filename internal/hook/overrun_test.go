@@ -15,9 +15,14 @@ import (
 // Zerto took a tag, deny when it did not, never on_error's fail-open.
 func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 	old := afterCapture
+	// Each held capture says when it let go, so that the seam is restored
+	// only once no run reads it.
+	released := make(chan struct{}, 1)
 	afterCapture = func(ctx context.Context) {
+		defer func() { released <- struct{}{} }()
 		<-ctx.Done()
-		time.Sleep(3 * time.Second)
+		// Past the net, which fires reserve/2 after the capture's deadline.
+		time.Sleep(time.Second)
 	}
 	defer func() { afterCapture = old }()
 
@@ -48,6 +53,7 @@ func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, "2s", tt.extra)
 			a, raw := e.run(t, "overrun", tt.command)
+			<-released
 			h := a.HookSpecificOutput
 			if h.PermissionDecision != tt.decision {
 				t.Fatalf("permissionDecision %q, want %q (stdout %s)", h.PermissionDecision, tt.decision, raw)
