@@ -132,9 +132,11 @@ type Point struct {
 	Tag string
 	// Identifier is the CheckpointIdentifier, once the tag landed.
 	Identifier string
-	// Time is the checkpoint's TimeStamp in the journal, once landed.
+	// Time is the checkpoint's TimeStamp in the journal, once landed: the
+	// ZVM's clock, as Zerto's console shows it.
 	Time time.Time
-	// Expected is when a pending tag should land.
+	// Expected is when a pending tag should land, on this machine's clock
+	// (the one an agent retries by), whatever the ZVM's clock says.
 	Expected time.Time
 	// Cadence is the VPG's journal cadence as estimated.
 	Cadence time.Duration
