@@ -20,9 +20,20 @@ const (
 	DecisionAllowOnError = "allow-on-error"
 	DecisionAskOnError   = "ask-on-error"
 	DecisionDenyOnError  = "deny-on-error"
+
+	// DecisionUndoTest, DecisionUndoStopTest and DecisionUndoRestore: a
+	// person (through `rewind undo`, the MCP server or the page) started a
+	// failover test from a rewind point, stopped one, or restored VMs to
+	// it and committed the restore.
+	DecisionUndoTest     = "undo-test"
+	DecisionUndoStopTest = "undo-stop-test"
+	DecisionUndoRestore  = "undo-restore"
+	// DecisionUndoFailed: one of those did not happen; Error (and
+	// ZertoError, when Zerto refused or failed) says why.
+	DecisionUndoFailed = "undo-failed"
 )
 
-// Record is one hook decision, one line of the log.
+// Record is one hook decision, or one rewind, one line of the log.
 type Record struct {
 	// ID names the record for `rewind undo`; Append fills it when empty.
 	ID string `json:"id"`
@@ -60,6 +71,9 @@ type Record struct {
 	ZVMOffsetMS *int64 `json:"zvm_offset_ms,omitempty"`
 	// Error is rewind's own failure, when on_error decided.
 	Error string `json:"error,omitempty"`
+	// Rewinds is, on the record of a rewind, the ID of the call it went
+	// back for; empty for a rewind to a bare checkpoint.
+	Rewinds string `json:"rewinds,omitempty"`
 	// ElapsedMS is how long the hook took to decide, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms"`
 }

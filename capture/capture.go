@@ -266,6 +266,7 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 		}
 	}
 	out.ZVMOffset, out.OffsetKnown = c.z.Offset()
+	c.o.Progress.finish(out)
 	return out
 }
 

@@ -23,6 +23,7 @@ type Progress struct {
 	points   map[string]Point // by VPG identifier: the tag accepted or landed
 	unknown  []string
 	failures []Failure
+	final    *Outcome // Capture's own, once it has one
 }
 
 func (p *Progress) start(c *Capturer, targets []string) {
@@ -44,6 +45,16 @@ func (p *Progress) resolvedTo(groups []group, unknown []string, failures []Failu
 	p.unknown, p.failures = slices.Clone(unknown), slices.Clone(failures)
 }
 
+// finish records Capture's outcome, which has its let-through recorded.
+func (p *Progress) finish(out Outcome) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.final = &out
+}
+
 // tag records that a VPG's tag was accepted (Identifier empty) or landed.
 func (p *Progress) tag(pt Point) {
 	if p == nil {
@@ -58,7 +69,8 @@ func (p *Progress) tag(pt Point) {
 }
 
 // Overrun returns the Outcome for a Capture that has not returned by the
-// caller's deadline, which budget names in the reason. Every VPG's tag
+// caller's deadline, which budget names in the reason; for one that did
+// return, its own Outcome. Every VPG's tag
 // landed: Protected. Every VPG has a tag Zerto accepted: Pending, so the
 // retry finds it. Otherwise (the targets not yet resolved, an insert not
 // yet accepted): Failed, since no checkpoint can be promised. An unknown
@@ -67,6 +79,12 @@ func (p *Progress) tag(pt Point) {
 // the caller's answer is due.
 func (p *Progress) Overrun(ctx context.Context, budget time.Duration) Outcome {
 	p.mu.Lock()
+	if p.final != nil {
+		// Capture did finish; what held its caller up came after it.
+		out := *p.final
+		p.mu.Unlock()
+		return out
+	}
 	var out Outcome
 	out.Unknown, out.Failures = slices.Clone(p.unknown), slices.Clone(p.failures)
 	c := p.c

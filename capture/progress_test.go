@@ -2,6 +2,7 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -42,6 +43,10 @@ func TestProgressOverrun(t *testing.T) {
 			p.tag(landed(web))
 			p.tag(landed(app))
 		}, Protected, ""},
+		{"finished is Capture's own outcome", func(p *Progress) {
+			p.resolvedTo([]group{web}, nil, nil)
+			p.finish(Outcome{Kind: Failed, Failures: []Failure{{Target: "web-01", Err: errors.New("zerto said no")}}})
+		}, Failed, "zerto said no"},
 		{"unknown beside landed", func(p *Progress) {
 			p.resolvedTo([]group{web}, []string{"nosuch"}, nil)
 			p.tag(landed(web))

@@ -38,6 +38,10 @@ type Event struct {
 	ToolUseID string
 	// ToolInput is the tool's input, always a JSON object.
 	ToolInput json.RawMessage
+
+	// mcp is set when the host's tool name leaves an MCP server name to be
+	// read against the config's servers; see ResolveServers.
+	mcp *mcpTool
 }
 
 // Call returns the part of the event the policy judges.
@@ -117,7 +121,7 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, ErrTooLarge
 	}
-	return decodeClaude(data)
+	return decodeHost(h, data)
 }
 
 func decodeClaude(data []byte) (*Event, error) {

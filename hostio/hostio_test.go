@@ -220,18 +220,19 @@ func TestDecodeReadError(t *testing.T) {
 }
 
 func TestHosts(t *testing.T) {
+	const supported = "(supported: claude, codex, gemini, cursor, copilot)"
 	tests := []struct {
 		in      string
 		want    Host
 		wantErr string
 	}{
 		{"claude", Claude, ""},
-		{"codex", "", `host "codex" is not supported yet (supported: claude)`},
-		{"gemini", "", `host "gemini" is not supported yet (supported: claude)`},
-		{"cursor", "", `host "cursor" is not supported yet (supported: claude)`},
-		{"copilot", "", `host "copilot" is not supported yet (supported: claude)`},
-		{"Claude", "", `unknown host "Claude" (supported: claude)`},
-		{"", "", `unknown host "" (supported: claude)`},
+		{"codex", Codex, ""},
+		{"gemini", Gemini, ""},
+		{"cursor", Cursor, ""},
+		{"copilot", Copilot, ""},
+		{"Claude", "", `unknown host "Claude" ` + supported},
+		{"", "", `unknown host "" ` + supported},
 	}
 	for _, tt := range tests {
 		got, err := ParseHost(tt.in)
@@ -242,12 +243,12 @@ func TestHosts(t *testing.T) {
 			t.Errorf("ParseHost(%q) error = %q, want %q", tt.in, gotErr, tt.wantErr)
 		}
 	}
-	if _, err := Decode(strings.NewReader(bashEvent), "codex"); err == nil {
-		t.Error("Decode with host codex succeeded")
+	if _, err := Decode(strings.NewReader(bashEvent), "windsurf"); err == nil {
+		t.Error("Decode with host windsurf succeeded")
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, "codex", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
-		t.Errorf("Encode with host codex: error %v, wrote %q", err, buf.String())
+	if err := Encode(&buf, "windsurf", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
+		t.Errorf("Encode with host windsurf: error %v, wrote %q", err, buf.String())
 	}
 }
 

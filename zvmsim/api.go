@@ -385,6 +385,9 @@ func (c *call) failoverTest() {
 		if v.failover != nil {
 			return fail(http.StatusBadRequest, "VPG %s is failing over.", v.cfg.Name)
 		}
+		if vm := s.restoringVMLocked(v); vm != nil {
+			return fail(http.StatusBadRequest, "VM %s of VPG %s is being restored from the journal; commit or roll back the restore first.", vm.name, v.cfg.Name)
+		}
 		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier)
 		if st != 0 {
 			return st, resp
@@ -403,7 +406,7 @@ func (c *call) failoverTest() {
 			s.vms = append(s.vms, tvm)
 		}
 		v.test = test
-		return c.completedTaskLocked(taskFailOverTest, v)
+		return http.StatusOK, c.runningTaskLocked(taskFailOverTest, v, completeTask).id
 	})
 }
 
@@ -435,7 +438,7 @@ func (c *call) failoverTestStop() {
 		s.vms = kept
 		v.test = nil
 		v.lastTest = s.now()
-		return c.completedTaskLocked(taskStopFailOverTest, v)
+		return http.StatusOK, c.runningTaskLocked(taskStopFailOverTest, v, completeTask).id
 	})
 }
 
@@ -470,13 +473,24 @@ func (c *call) restore() {
 			return fail(http.StatusBadRequest, "VM %s is already being restored.", vm.name)
 		case v.failover != nil:
 			return fail(http.StatusBadRequest, "VPG %s is failing over.", v.cfg.Name)
+		case v.test != nil:
+			return fail(http.StatusBadRequest, "VPG %s is in a failover test; stop the test before restoring VM %s.", v.cfg.Name, vm.name)
 		}
 		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier)
 		if st != 0 {
 			return st, resp
 		}
 		vm.recovered, vm.operation, vm.restoring = &cp, "Restore", true
-		return c.completedTaskLocked(taskRestore, v)
+		finish := awaitCommit
+		if body.CommitPolicy != nil && *body.CommitPolicy == 1 {
+			// Commit: the restore keeps the VM as soon as it is done.
+			finish = func(t *task, now time.Time) {
+				vm.restoring, vm.operation, vm.restoreTask = false, "RestoreCommitted", nil
+				t.complete(now)
+			}
+		}
+		vm.restoreTask = c.runningTaskLocked(taskRestore, v, finish)
+		return http.StatusOK, vm.restoreTask.id
 	})
 }
 
@@ -498,13 +512,19 @@ func (c *call) restoreEnd(commit bool) {
 		if !vm.restoring {
 			return fail(http.StatusBadRequest, "There is no journal restore awaiting commit or rollback for VM %s.", vm.name)
 		}
-		vm.restoring = false
+		if rt := vm.restoreTask; rt != nil {
+			if rt.state == TaskInProgress {
+				return fail(http.StatusBadRequest, "The journal restore of VM %s is still in progress (%d%%).", vm.name, rt.progress)
+			}
+			rt.complete(c.s.now())
+		}
+		vm.restoring, vm.restoreTask = false, nil
 		if commit {
 			vm.operation = "RestoreCommitted"
-			return c.completedTaskLocked(taskRestoreCommit, vm.vpg)
+			return http.StatusOK, c.runningTaskLocked(taskRestoreCommit, vm.vpg, completeTask).id
 		}
 		vm.recovered, vm.operation = nil, ""
-		return c.completedTaskLocked(taskRestoreRollback, vm.vpg)
+		return http.StatusOK, c.runningTaskLocked(taskRestoreRollback, vm.vpg, completeTask).id
 	})
 }
 
@@ -648,6 +668,7 @@ func (c *call) listTasks() {
 				!bounds[3].IsZero() && (t.completed.IsZero() || !t.completed.After(bounds[3])):
 				continue
 			}
+			c.s.advanceLocked(t)
 			out = append(out, c.s.taskWire(c.r, t))
 		}
 		return http.StatusOK, out
@@ -664,6 +685,7 @@ func (c *call) getTask() {
 		if t.state == TaskCompleted && c.s.strict.CompletedTask401 {
 			return fail(http.StatusUnauthorized, "Authorization has been denied for this request.")
 		}
+		c.s.advanceLocked(t)
 		return http.StatusOK, c.s.taskWire(c.r, t)
 	})
 }

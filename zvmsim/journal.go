@@ -35,6 +35,9 @@ type vpgState struct {
 	lastTest time.Time
 	// failover is the live failover awaiting commit or rollback, if any.
 	failover *liveFailover
+	// history is the journal's retention set by SetJournalHistory; zero
+	// means maxHistory.
+	history time.Duration
 }
 
 type failoverTest struct {
@@ -144,12 +147,8 @@ func (s *Server) tickLocked(v *vpgState) []Checkpoint {
 	v.pending = nil
 	v.checkpoints = append(v.checkpoints, written...)
 	// Keep memory bounded: the newest maxCheckpoints, none older than
-	// maxHistory.
-	drop := max(0, len(v.checkpoints)-maxCheckpoints)
-	for drop < len(v.checkpoints) && now.Sub(v.checkpoints[drop].Time) > maxHistory {
-		drop++
-	}
-	v.checkpoints = slices.Delete(v.checkpoints, 0, drop)
+	// the journal's retention.
+	v.trimLocked(now)
 	return written
 }
 
@@ -245,6 +244,9 @@ type vmState struct {
 	recovered *Checkpoint
 	operation string
 	restoring bool // a journal restore awaits commit or rollback
+	// restoreTask is the task of the VM's journal restore while it runs or
+	// awaits commit or rollback.
+	restoreTask *task
 }
 
 // newVMID returns the next VM identifier on a site: "<site id>.vm-38" on
@@ -278,6 +280,8 @@ type task struct {
 	initiatedBy string
 	vpg         *vpgState
 	tag         string
+	// run, for a task that takes a while, is how it proceeds.
+	run *taskRun
 }
 
 func (t *task) complete(now time.Time) {

@@ -62,6 +62,7 @@ type Server struct {
 	counts          map[string]int
 	tokensIssued    int
 	insertsMade     int
+	taskSteps       *int // SetTaskSteps; nil means DefaultTaskSteps
 }
 
 // Request is one request in a Server's request log.

@@ -65,6 +65,8 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
+		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
+		newUndoCmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

@@ -47,7 +47,7 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 		if late.capture != nil {
 			// A protect call out of time is pending or denied, never let
 			// through unchecked: see overrun.go.
-			answered.ev = late.capture.ev
+			answered.ev, answered.id = late.capture.ev, late.capture.id
 			d = answered.overrun(late.capture)
 		} else {
 			d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
@@ -105,6 +105,17 @@ type run struct {
 	ev         *hostio.Event
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
+	// id is the audit ID of the call, drawn once (see callID).
+	id string
+}
+
+// callID is the audit ID of this run's call: the same in the answer that
+// names it and in the record that follows.
+func (r *run) callID() string {
+	if r.id == "" {
+		r.id = audit.NewID()
+	}
+	return r.id
 }
 
 func (r *run) getenv(key string) string {
@@ -153,6 +164,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.brokenConfig(cfgErr)
 	}
 	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
@@ -238,20 +250,11 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		Warnf:              r.warnf,
+	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	if err != nil {
+		return r.noCheckpoint(v, err)
 	}
-	if err := zo.ApplyEnv(r.getenv); err != nil {
-		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
-	}
+	zo.Warnf = r.warnf
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
@@ -271,7 +274,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		r.warnf("%v: checkpoints are not reused", err)
 		stateDir = ""
 	}
-	id := audit.NewID(r.ev.ToolUseID)
+	id := r.callID()
 	prog := &capture.Progress{}
 	r.announce(&capturing{progress: prog, v: v, cfg: cfg, id: id, ev: r.ev})
 	c := capture.New(z, capture.Options{
@@ -309,7 +312,6 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 	}
 	d = withNotes(d, out.Notes)
 	r.record(decision, d, v)
-	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
 	setOffset(r.rec, out)
 	var zerr []string
@@ -504,7 +506,7 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		rec.Reason = d.Context
 	}
 	if ev := r.ev; ev != nil {
-		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.ID = r.callID()
 		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
 		rec.Excerpt = excerpt(ev)
 	}

@@ -68,7 +68,6 @@ func (r *run) overrun(c *capturing) hostio.Decision {
 	}
 	d = withNotes(d, out.Notes)
 	r.record(decision, d, c.v)
-	r.rec.ID = c.id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
 	r.rec.Error = fmt.Sprintf("capture did not return within the budget of %s", r.budget)
 	setOffset(r.rec, out)

@@ -9,10 +9,10 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 )
 
-// TestCaptureOverrunIsNeverLetThrough: a capture that has not returned when
-// the budget ends (here: held past it after returning, as one stuck on a
-// hung state folder would be) is answered from its progress: pending when
-// Zerto took a tag, deny when it did not, never on_error's fail-open.
+// TestCaptureOverrunIsNeverLetThrough: a protect call still at work when
+// the budget ends (here: held past it after capture returned) is answered
+// from capture's progress, never by on_error's fail-open. What capture
+// answers while still running is capture.TestProgressOverrun's.
 func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 	old := afterCapture
 	// Each held capture says when it let go, so that the seam is restored
@@ -38,7 +38,7 @@ func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 		},
 		{
 			name: "no tag is deny", command: "govc vm.power -off -vm rej-01", decision: "deny",
-			logged: audit.DecisionDeny, want: []string{"not confirmed within the hook's budget of 2s"},
+			logged: audit.DecisionDeny, want: []string{"no checkpoint for rej-01", "The checkpoint name is not valid."},
 		},
 		{
 			name: "on_error allow does not apply", extra: "on_error = \"allow\"\n", command: "govc vm.power -off -vm rej-01", decision: "deny",
