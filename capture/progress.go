@@ -68,6 +68,16 @@ func (p *Progress) tag(pt Point) {
 	p.points[pt.VPGIdentifier] = pt
 }
 
+// untag forgets a VPG's tag, which will not land: its insert failed.
+func (p *Progress) untag(vpgID string) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.points, vpgID)
+}
+
 // Overrun returns the Outcome for a Capture that has not returned by the
 // caller's deadline, which budget names in the reason; for one that did
 // return, its own Outcome. Every VPG's tag

@@ -82,8 +82,11 @@ func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, call
 		accepted.Tag, accepted.Expected = w.tag, c.wallTime(w.expected)
 		c.o.Progress.tag(accepted)
 		r := c.await(ctx, &pt, w)
-		if r.kind == Protected {
+		switch r.kind {
+		case Protected:
 			c.o.Progress.tag(r.point)
+		case Failed:
+			c.o.Progress.untag(pt.VPGIdentifier)
 		}
 		// Another call's insert that failed is not this call's failure:
 		// await dropped it, so deciding again inserts a tag of its own.
