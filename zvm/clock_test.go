@@ -1,6 +1,7 @@
 package zvm_test
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -238,6 +239,10 @@ func TestNotZerto(t *testing.T) {
 			_, err := simClient(t, hs.URL, nil).VPG(t.Context(), "5f6e7d8c-0000-4000-8000-00000000000a")
 			if k := zvm.KindOf(err); k != tt.want {
 				t.Errorf("kind %v (%v), want %v", k, err, tt.want)
+			}
+			var ze *zvm.Error
+			if tt.want == zvm.KindNotZerto && (!errors.As(err, &ze) || ze.Message != "" || !strings.Contains(err.Error(), "check zerto.url")) {
+				t.Errorf("error %v: want no Zerto message and a pointer at zerto.url", err)
 			}
 		})
 	}

@@ -3,7 +3,7 @@ package zvm
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"mime"
 	"strings"
 )
@@ -23,8 +23,13 @@ func classifyNotZerto(e *Error, resp *response) {
 		return
 	}
 	if strings.HasPrefix(e.Message, noRoutePrefix) || !jsonBody(resp) {
-		e.Kind = KindNotZerto
-		e.Err = errors.New("the answer is not from the ZVM's API: check zerto.url, the ZVM's base URL (such as https://zvm.example.com)")
+		// Whatever text came with it is not Zerto's, so it is no Message.
+		what := ""
+		if e.Message != "" {
+			what = fmt.Sprintf(" (%q)", e.Message)
+		}
+		e.Kind, e.Message = KindNotZerto, ""
+		e.Err = fmt.Errorf("the answer%s is not from the ZVM's API: check zerto.url, the ZVM's base URL (such as https://zvm.example.com)", what)
 	}
 }
 
