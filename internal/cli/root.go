@@ -67,6 +67,8 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newLogCmd(),
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newUndoCmd(),
+		newDemoCmd(),
+		newTrustCmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

@@ -30,8 +30,9 @@ type capturing struct {
 // budget, as a capture stuck on a hung state folder would.
 var afterCapture = func(context.Context) {}
 
-// announce tells the watch that capture is under way. The watch may have
-// stopped listening (the decision came first): the send never blocks.
+// announce tells the watch that capture is under way. The channel holds
+// every send a run makes (the named config's settings, the event's, this),
+// and the watch may have stopped listening: the send never blocks.
 func (r *run) announce(c *capturing) {
 	select {
 	case r.configured <- settings{budget: r.budget, onError: r.onError, capture: c}:
