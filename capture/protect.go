@@ -166,7 +166,7 @@ func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time
 		if err != nil {
 			return nil, 0, err
 		}
-		if cad := estimateCadence(cps); cad > 0 {
+		if cad := EstimateCadence(cps); cad > 0 {
 			return cps, cad, nil
 		}
 		if lookback >= 24*time.Hour {
@@ -179,10 +179,11 @@ func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time
 	}
 }
 
-// estimateCadence returns the median interval between the newest distinct
-// checkpoint times, or 0 with fewer than two. The median shrugs off the odd
-// interval of a checkpoint written out of step.
-func estimateCadence(cps []zvm.Checkpoint) time.Duration {
+// EstimateCadence returns a VPG's journal cadence as its checkpoints show
+// it: the median interval between the newest distinct checkpoint times, or
+// 0 with fewer than two. The median shrugs off the odd interval of a
+// checkpoint written out of step.
+func EstimateCadence(cps []zvm.Checkpoint) time.Duration {
 	times := make([]time.Time, 0, len(cps))
 	for _, cp := range cps {
 		if !cp.Time.IsZero() {
