@@ -228,8 +228,11 @@ func (s *Server) point(ctx context.Context, id, vpgID string) (recovery.Point, e
 			return p, nil
 		}
 	}
-	return recovery.Point{}, fmt.Errorf("call %s has no rewind point on that VPG", id)
+	return recovery.Point{}, fmt.Errorf("call %s: %w", id, errNoPoint)
 }
+
+// errNoPoint says a call has no rewind point on the VPG an action names.
+var errNoPoint = errors.New("no rewind point on that VPG")
 
 func parseMode(m string) (string, error) {
 	switch m {
@@ -250,7 +253,7 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errors.New(s.noZerto()))
 		return
 	}
-	ctx, cancel := zertoContext(r.Context())
+	ctx, cancel := s.zertoContext(r.Context())
 	defer cancel()
 	p, err := s.point(ctx, q.Get("id"), q.Get("vpg"))
 	if err != nil {
@@ -302,7 +305,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, errors.New(s.noZerto()))
 		return
 	}
-	ctx, cancel := zertoContext(r.Context())
+	ctx, cancel := s.zertoContext(r.Context())
 	defer cancel()
 	p, err := s.point(ctx, r.PostForm.Get("id"), r.PostForm.Get("vpg"))
 	if err != nil {
@@ -356,7 +359,7 @@ func statusOf(err error) int {
 		np  *recovery.NotProtectedError
 	)
 	switch {
-	case errors.As(err, &nf):
+	case errors.As(err, &nf), errors.Is(err, errNoPoint):
 		return http.StatusNotFound
 	case errors.As(err, &amb), errors.As(err, &np):
 		return http.StatusBadRequest

@@ -12,9 +12,10 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 )
 
-// zertoWait bounds what the VMs view waits for Zerto: the page renders
-// with what came by then, and says what did not.
-const zertoWait = 5 * time.Second
+// DefaultZertoWait bounds what the VMs view and an action's checks wait
+// for Zerto when Options.ZertoWait is zero: the view renders with what
+// came by then, and says what did not.
+const DefaultZertoWait = 5 * time.Second
 
 // heartbeat keeps an idle live feed open through proxies and lets the
 // server notice a page that went away.
@@ -99,7 +100,9 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request, csrf string) {
 	d.Total = len(recs)
 	d.Rows, d.Matched = timeline(recs, f)
 	d.Choices = choicesOf(recs)
-	d.VMs = s.vmsView(r.Context(), recs)
+	// Zerto is asked by the page once it is shown: a slow or unreachable
+	// ZVM must not hold up the timeline.
+	d.VMs = s.vmsView(r.Context(), recs, false)
 	s.render(w, "page.html", d)
 }
 
@@ -109,7 +112,7 @@ func (s *Server) vmsFragment(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "rewind ui: reading the audit log: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
-	s.render(w, "vms", s.vmsView(r.Context(), recs))
+	s.render(w, "vms", s.vmsView(r.Context(), recs, true))
 }
 
 func (s *Server) render(w http.ResponseWriter, name string, data any) {
@@ -206,7 +209,7 @@ func (s *Server) sendRecord(w http.ResponseWriter, rec *audit.Record, f filter) 
 	return err
 }
 
-// zertoContext bounds a page's wait for Zerto.
-func zertoContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	return context.WithTimeout(ctx, zertoWait)
+// zertoContext bounds a request's wait for Zerto.
+func (s *Server) zertoContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.o.ZertoWait)
 }

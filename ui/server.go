@@ -31,6 +31,8 @@ type Options struct {
 	ZertoProblem string
 	// Poll is how often the audit log is looked at; DefaultPoll when zero.
 	Poll time.Duration
+	// ZertoWait bounds each wait for Zerto; DefaultZertoWait when zero.
+	ZertoWait time.Duration
 	// Warnf, when set, hears of what the page cannot show a person, such
 	// as an audit log that cannot be read.
 	Warnf func(format string, args ...any)
@@ -61,6 +63,9 @@ func New(addr net.Addr, o Options) (*Server, error) {
 	}
 	if o.Poll <= 0 {
 		o.Poll = DefaultPoll
+	}
+	if o.ZertoWait <= 0 {
+		o.ZertoWait = DefaultZertoWait
 	}
 	tmpl, err := parseTemplates()
 	if err != nil {

@@ -26,7 +26,9 @@ type vmsData struct {
 	// why it could not be read.
 	Configured bool
 	Problem    string
-	VMs        []vmView
+	// Checking says Zerto was not asked yet: the page asks, once shown.
+	Checking bool
+	VMs      []vmView
 }
 
 // vmView is a VM the log has a checkpoint for.
@@ -133,10 +135,11 @@ func pointsOf(recs []audit.Record) (order []string, byVM map[string][]recovery.P
 	return order, byVM, names, calls
 }
 
-// vmsView builds the VMs view from the log's records and what Zerto says
-// of their VPGs.
-func (s *Server) vmsView(ctx context.Context, recs []audit.Record) vmsData {
+// vmsView builds the VMs view from the log's records and, with askZerto,
+// what Zerto says of their VPGs.
+func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool) vmsData {
 	d := vmsData{Configured: s.o.Recovery != nil, Problem: s.o.ZertoProblem}
+	d.Checking = d.Configured && !askZerto
 	order, byVM, names, calls := pointsOf(recs)
 	if len(order) == 0 {
 		return d
@@ -147,7 +150,7 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record) vmsData {
 		svc = &recovery.Service{Log: s.o.Log}
 	}
 	vpgs := map[string]*vpgView{}
-	zctx, cancel := zertoContext(ctx)
+	zctx, cancel := s.zertoContext(ctx)
 	defer cancel()
 	for _, key := range order {
 		points := byVM[key]
@@ -157,7 +160,10 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record) vmsData {
 		})].Identifier}
 		vp, ok := vpgs[last.VPGIdentifier]
 		if !ok {
-			vp = s.vpgHealth(zctx, last)
+			vp = &vpgView{Name: last.VPG, Identifier: last.VPGIdentifier}
+			if askZerto {
+				vp = s.vpgHealth(zctx, last)
+			}
 			vpgs[last.VPGIdentifier] = vp
 		}
 		v.VPG = *vp

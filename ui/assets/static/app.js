@@ -37,6 +37,10 @@
     }, 200);
   }
 
+  // The page is served without waiting for Zerto; the VPGs' health
+  // comes now.
+  if (document.getElementById("vms-body")?.dataset.checking) refreshVMs();
+
   // Live feed: each new decision that passes the page's filter arrives as
   // a rendered row.
   let connectedOnce = false;
