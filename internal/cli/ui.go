@@ -47,22 +47,9 @@ timeline still works. It runs until interrupted.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			stderr := cmd.ErrOrStderr()
-			dir, err := audit.StateDir(os.Getenv)
+			o, err := uiOptions(configPath, os.Getenv, stderr)
 			if err != nil {
 				return err
-			}
-			o := ui.Options{Log: audit.Open(dir)}
-			u := &undo{configPath: configPath, getenv: os.Getenv, stderr: stderr}
-			svc, err := u.service()
-			if err != nil {
-				// The timeline needs no Zerto: the page says why the rest
-				// is missing.
-				o.ZertoProblem = err.Error()
-				fmt.Fprintf(stderr, "rewind: %v: the page shows the timeline only\n", err)
-			} else {
-				svc.Tool = uiTool
-				svc.Log = o.Log
-				o.Recovery = svc
 			}
 			return serveUI(ctx, cmd.OutOrStdout(), stderr, addr, open, o)
 		},
@@ -72,6 +59,28 @@ timeline still works. It runs until interrupted.`,
 	f.BoolVar(&open, "open", false, "open the page in the default browser")
 	f.StringVar(&configPath, "config", "", "config `file` (default: discovered, as the hook does)")
 	return cmd
+}
+
+// uiOptions finds the audit log and reaches Zerto as `rewind undo` does.
+// Without Zerto the page still serves the timeline, and says why the rest
+// is missing.
+func uiOptions(configPath string, getenv func(string) string, stderr io.Writer) (ui.Options, error) {
+	dir, err := audit.StateDir(getenv)
+	if err != nil {
+		return ui.Options{}, err
+	}
+	o := ui.Options{Log: audit.Open(dir)}
+	u := &undo{configPath: configPath, getenv: getenv, stderr: stderr}
+	svc, err := u.service()
+	if err != nil {
+		o.ZertoProblem = err.Error()
+		fmt.Fprintf(stderr, "rewind: %v: the page shows the timeline only\n", err)
+		return o, nil
+	}
+	svc.Tool = uiTool
+	svc.Log = o.Log
+	o.Recovery = svc
+	return o, nil
 }
 
 // serveUI serves the page on addr until ctx ends, printing its URL first on
@@ -93,10 +102,10 @@ func serveUI(ctx context.Context, stdout, stderr io.Writer, addr string, open bo
 		return err
 	}
 	defer srv.Close()
-	fmt.Fprintln(stdout, srv.URL())
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
 		fmt.Fprintf(stderr, "rewind: warning: listening on %s, which other machines may reach: whoever has the URL can test and restore VMs. Prefer 127.0.0.1 and an SSH tunnel.\n", ln.Addr())
 	}
+	fmt.Fprintln(stdout, srv.URL())
 	zerto := "Zerto not configured: timeline only"
 	if o.Recovery != nil {
 		zerto = "Zerto through the config and REWIND_ZVM_*"
