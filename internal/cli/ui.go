@@ -103,7 +103,11 @@ func serveUI(ctx context.Context, stdout, stderr io.Writer, addr string, open bo
 	}
 	defer srv.Close()
 	if tcp, ok := ln.Addr().(*net.TCPAddr); ok && !tcp.IP.IsLoopback() {
-		fmt.Fprintf(stderr, "rewind: warning: listening on %s, which other machines may reach: whoever has the URL can test and restore VMs. Prefer 127.0.0.1 and an SSH tunnel.\n", ln.Addr())
+		where := ln.Addr().String()
+		if tcp.IP.IsUnspecified() {
+			where = fmt.Sprintf("port %d of every address of this machine", tcp.Port)
+		}
+		fmt.Fprintf(stderr, "rewind: warning: listening on %s, which other machines may reach: whoever has the URL can test and restore VMs. Prefer 127.0.0.1 and an SSH tunnel.\n", where)
 	}
 	fmt.Fprintln(stdout, srv.URL())
 	zerto := "Zerto not configured: timeline only"

@@ -100,7 +100,7 @@ func TestUIWarnsOffLoopback(t *testing.T) {
 	if !strings.HasPrefix(line, "http://127.0.0.1:") {
 		t.Errorf("first line %q: want a loopback URL to open here", line)
 	}
-	if !strings.Contains(stderr.String(), "rewind: warning: listening on 0.0.0.0:") {
+	if !strings.Contains(stderr.String(), "rewind: warning: listening on port ") || !strings.Contains(stderr.String(), "of every address") {
 		t.Errorf("stderr %q: want a warning", stderr.String())
 	}
 }
