@@ -60,6 +60,10 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// Targets are the VM or host names the call changes, as written in it.
 	Targets []string `json:"targets,omitempty"`
+	// VMs are the Zerto VM names the config maps Targets to ([targets]
+	// aliases, strip_domain), in the same order; left out when every
+	// target is its own name.
+	VMs []string `json:"vms,omitempty"`
 	// Checkpoints are the rewind points taken or awaited for the call, one
 	// per VPG the targets belong to.
 	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`

@@ -33,6 +33,9 @@ type RuleInfo struct {
 	Name   string
 	Effect Effect
 	Reason string
+	// Conditions are what the rule needs besides its name, as config keys:
+	// "on=remote", `args_any=["-f"]`, "target=host"...
+	Conditions []string
 }
 
 func (r RuleInfo) String() string {
@@ -57,10 +60,10 @@ func (p *Policy) Rules() []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
 	}
 	for i, s := range p.servers {
 		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})

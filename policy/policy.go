@@ -254,6 +254,8 @@ func (p *Policy) judge(s *subject) Match {
 		m.Effect, m.Rule, m.Reason, m.Targets = r.src.Effect, r.label, r.src.Reason, targets
 		if m.Effect == Protect {
 			switch {
+			case unknown && s.remote && runTimeHost(s.host):
+				m.Effect, m.Reason = Ask, runTimeHostReason(s.host)
 			case unknown:
 				m.Effect, m.Reason = Ask, "a target of the rule is decided at run time"
 			case len(targets) == 0:
@@ -301,6 +303,9 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		if m.Effect == Protect && len(targets) == 0 {
 			m.Effect = Ask
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and the rule found no target in the call"
+			if remote && runTimeHost(host) {
+				m.Reason = unknownWhat(kind, source, parseErr) + ", and " + runTimeHostReason(host)
+			}
 		}
 		return m
 	}

@@ -45,6 +45,8 @@ type analyzer struct {
 	expansions int
 	// callLine is the last line of the simple command being run.
 	callLine uint
+	// loopPasses counts the loop bodies forEach analysed.
+	loopPasses int
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -55,6 +57,8 @@ type code struct {
 	host  string
 	via   []string
 	depth int
+	// vars are the variables an enclosing for loop binds; see forEach.
+	vars map[string]string
 }
 
 // text maps a slice of src back to the original text.

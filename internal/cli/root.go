@@ -67,6 +67,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newLogCmd(),
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newUndoCmd(),
+		newDemoCmd(),
 		newUICmd(),
 		// Subcommands are added here, one line each.
 	)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,9 @@ type Options struct {
 	Getenv func(string) string
 	// Stderr receives diagnostics that are not part of the protocol.
 	Stderr io.Writer
+	// CacheDir is the folder of the Zerto token cache; empty means the
+	// user's cache folder (see zvm.Options.CacheDir).
+	CacheDir string
 }
 
 // Run reads one event from stdin and writes the decision to stdout, within
@@ -95,6 +99,8 @@ type run struct {
 	// configured receives the settings once the config is read.
 	configured chan settings
 	ev         *hostio.Event
+	// targets maps targets to Zerto VM names for the audit record.
+	targets policy.TargetsConfig
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
 	// id is the audit ID of the call, drawn once (see callID).
@@ -155,7 +161,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
-	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
 	ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
@@ -246,12 +252,12 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 	if err != nil {
 		return r.noCheckpoint(v, err)
 	}
-	zo.Warnf = r.warnf
+	zo.Warnf, zo.CacheDir = r.warnf, r.opts.CacheDir
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
-			Reason: fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
-				ruleName(v), strings.Join(v.Targets, ", ")),
+			Reason: withHint(fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
+				ruleName(v), strings.Join(v.Targets, ", ")), noZertoHint),
 		}
 		r.record(audit.DecisionAsk, d, v)
 		return d
@@ -295,6 +301,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 			// is not met by a second surprise.
 			reason += "; " + strings.TrimPrefix(unknownReason(out.Unknown, v), "rewind: ")
 		}
+		reason = withHint(reason, failureHints(out.Failures))
 		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
@@ -487,6 +494,9 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		Rule:     v.Rule,
 		Reason:   d.Reason,
 		Targets:  v.Targets,
+	}
+	if vms := r.targets.VMNames(v.Targets); !slices.Equal(vms, v.Targets) {
+		rec.VMs = vms
 	}
 	if rec.Reason == "" {
 		rec.Reason = d.Context

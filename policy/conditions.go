@@ -1,0 +1,66 @@
+package policy
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// commandConditions lists what a command rule needs besides its match, in
+// the config's own key names, for `rewind catalog`.
+func commandConditions(r CommandRule) []string {
+	// Cmdlets are left out: the rule's name lists them.
+	var c []string
+	if r.On != "" && r.On != "any" {
+		c = append(c, "on="+r.On)
+	}
+	if r.Exact {
+		c = append(c, "exact")
+	}
+	if r.Analysed {
+		c = append(c, "analysed")
+	}
+	if len(r.ArgsAny) > 0 {
+		c = append(c, "args_any="+list(r.ArgsAny))
+	}
+	if len(r.ArgsNone) > 0 {
+		c = append(c, "args_none="+list(r.ArgsNone))
+	}
+	if len(r.PayloadContains) > 0 {
+		c = append(c, "payload_contains="+list(r.PayloadContains))
+	}
+	if r.Target != "" {
+		c = append(c, "target="+r.Target)
+	}
+	if r.RequireTarget {
+		c = append(c, "require_target")
+	}
+	return c
+}
+
+// toolConditions is commandConditions for a tool rule.
+func toolConditions(r ToolRule) []string {
+	var c []string
+	if r.VMArg != "" {
+		c = append(c, "vm_arg="+r.VMArg)
+	}
+	if r.RequireTarget {
+		c = append(c, "require_target")
+	}
+	if len(r.Paths) > 0 {
+		c = append(c, "paths="+list(r.Paths))
+	}
+	if len(r.PayloadContains) > 0 {
+		c = append(c, "payload_contains="+list(r.PayloadContains))
+	}
+	return c
+}
+
+// list writes values as a TOML array of strings, on one line.
+func list(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	return fmt.Sprintf("[%s]", strings.Join(q, ","))
+}
