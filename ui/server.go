@@ -131,7 +131,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 // ServeHTTP checks the request's host and session, then routes it.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+	h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
 	h.Set("X-Frame-Options", "DENY")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
@@ -198,7 +198,7 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, csrf string) {
 		s.events(w, r)
 	case r.URL.Path == "/fragment/vms" && get:
 		s.vmsFragment(w, r)
-	case strings.HasPrefix(r.URL.Path, "/static/") && get:
+	case strings.HasPrefix(r.URL.Path, "/static/") && !strings.HasSuffix(r.URL.Path, "/") && get:
 		s.static.ServeHTTP(w, r)
 	case r.URL.Path == "/api/prepare" && get:
 		s.prepare(w, r)
