@@ -65,8 +65,7 @@ type pointView struct {
 	Anchor                   string
 	// Undone are the logged calls that changed the VMs after it, newest
 	// first: what a restore to it loses.
-	Undone   []audit.Record
-	LossText string
+	Undone []audit.Record
 }
 
 func pointAnchor(vpgID, checkpoint string) string {
@@ -144,14 +143,11 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 	if len(order) == 0 {
 		return d
 	}
-	// Loss reads only the audit log: it needs no Zerto.
-	svc := s.o.Recovery
-	if svc == nil {
-		svc = &recovery.Service{Log: s.o.Log}
-	}
 	vpgs := map[string]*vpgView{}
 	zctx, cancel := s.zertoContext(ctx)
 	defer cancel()
+	// shown are the points listed, for their losses to be read at once.
+	var shown []recovery.Point
 	for _, key := range order {
 		points := byVM[key]
 		last := points[len(points)-1]
@@ -178,16 +174,29 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 		}
 		for i := len(points) - 1; i >= 0; i-- {
 			p := points[i]
-			pv := pointView{AuditID: p.AuditID, Tag: p.Tag, Identifier: p.Checkpoint, Time: p.Time,
-				Call: calls[p.AuditID], VMs: p.VMNames(), Anchor: pointAnchor(p.VPGIdentifier, p.Checkpoint)}
-			if loss, err := svc.Loss(ctx, p); err == nil {
-				pv.LossText = loss.Text
-				pv.Undone = slices.Clone(loss.Calls)
-				slices.Reverse(pv.Undone)
-			}
-			v.Points = append(v.Points, pv)
+			v.Points = append(v.Points, pointView{AuditID: p.AuditID, Tag: p.Tag, Identifier: p.Checkpoint, Time: p.Time,
+				Call: calls[p.AuditID], VMs: p.VMNames(), Anchor: pointAnchor(p.VPGIdentifier, p.Checkpoint)})
+			shown = append(shown, p)
 		}
 		d.VMs = append(d.VMs, v)
+	}
+	// What going back undoes comes from the audit log alone: it needs no
+	// Zerto, and is shown without it.
+	svc := s.o.Recovery
+	if svc == nil {
+		svc = &recovery.Service{Log: s.o.Log}
+	}
+	losses, err := svc.Losses(ctx, shown)
+	if err != nil {
+		s.warnf("reading the audit log: %v", err)
+	}
+	for i, n := 0, 0; i < len(d.VMs) && err == nil; i++ {
+		for j := range d.VMs[i].Points {
+			undone := slices.Clone(losses[n].Calls)
+			slices.Reverse(undone)
+			d.VMs[i].Points[j].Undone = undone
+			n++
+		}
 	}
 	if d.Configured {
 		for _, vp := range vpgs {
