@@ -13,12 +13,13 @@ import (
 type toolRule struct {
 	src     ToolRule
 	label   string
+	names   []string
 	vmArgs  []string
 	payload []string // lower case
 }
 
 func compileTool(r ToolRule, origin string) *toolRule {
-	t := &toolRule{src: r, label: "tool " + r.Name}
+	t := &toolRule{src: r, label: "tool " + r.Name, names: strings.Split(r.Name, "|")}
 	if origin != "" {
 		t.label = origin + ":" + t.label
 	}
@@ -87,10 +88,8 @@ func relPath(p, cwd string) string {
 // match reports whether the rule applies to a call of tool, whose name
 // spelled in snake case is snake (see snakeCase).
 func (t *toolRule) match(tool, snake string, in *toolInput) bool {
-	if ok, _ := path.Match(t.src.Name, tool); !ok {
-		if ok, _ := path.Match(t.src.Name, snake); snake == tool || !ok {
-			return false
-		}
+	if !t.nameMatch(tool, snake) {
+		return false
 	}
 	if len(t.src.Paths) > 0 {
 		found := false
@@ -109,6 +108,21 @@ func (t *toolRule) match(tool, snake string, in *toolInput) bool {
 		return false
 	}
 	return true
+}
+
+// nameMatch reports whether one of the rule's name globs (alternatives
+// joined by "|", which no tool name holds) matches the tool's name or its
+// snake-case spelling.
+func (t *toolRule) nameMatch(tool, snake string) bool {
+	for _, g := range t.names {
+		if ok, _ := path.Match(g, tool); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, snake); ok && snake != tool {
+			return true
+		}
+	}
+	return false
 }
 
 // targets reads the VM names from the input: the first vm_arg

@@ -68,6 +68,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newUndoCmd(),
 		newDemoCmd(),
+		newTrustCmd(),
 		newUICmd(),
 		// Subcommands are added here, one line each.
 	)

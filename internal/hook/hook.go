@@ -39,8 +39,9 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 1)}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 2)}
 	decided := make(chan hostio.Decision, 1)
+	go r.namedSettings()
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
 	d, late := r.await(decided)
 	answered := r
@@ -64,15 +65,20 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 // not (a host that never closes stdin, a config on a hung file system, a
 // bug). It returns the settings in force when the budget ran out, or nil.
 func (r *run) await(decided <-chan hostio.Decision) (hostio.Decision, *settings) {
-	known := settings{budget: watchBudget, onError: "allow"}
+	known := settings{budget: watchBudget, onError: "allow", early: true}
 	for {
 		t := time.NewTimer(time.Until(r.start.Add(known.budget - reserve(known.budget)/2)))
 		select {
 		case d := <-decided:
 			t.Stop()
 			return d, nil
-		case known = <-r.configured:
+		case s := <-r.configured:
 			t.Stop()
+			// Early settings (the named config's) never replace those
+			// of the config found for the event's project.
+			if !s.early || known.early {
+				known = s
+			}
 		case <-t.C:
 			return hostio.Decision{}, &known
 		}
@@ -87,6 +93,27 @@ var watchBudget = policy.DefaultBudget
 type settings struct {
 	budget  time.Duration
 	onError string
+	// early marks settings known before the event is read: the
+	// defaults, then those of the config --config or $REWIND_CONFIG names.
+	early bool
+}
+
+// namedSettings makes the settings of the config that --config or
+// $REWIND_CONFIG names known to the watch at once: the event, which says
+// where the project is, comes only when the host closes stdin, and a host
+// that never does is answered at that config's budget, not the default.
+func (r *run) namedSettings() {
+	defer func() { _ = recover() }()
+	path := r.opts.ConfigPath
+	if path == "" {
+		path = r.getenv("REWIND_CONFIG")
+	}
+	if path == "" {
+		return
+	}
+	if cfg, err := policy.Load(path); err == nil {
+		r.configured <- settings{budget: cfg.Hook.Budget, onError: cfg.Hook.OnError, early: true}
+	}
 }
 
 // run is one hook run: its event, and the audit record its decision makes.
@@ -161,6 +188,10 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
+	if path, ignored := cfg.Untrusted(); path != "" {
+		r.warnf("%s is not trusted, so it can only tighten the policy; ignored: %s (to trust it: rewind trust %s)",
+			path, strings.Join(ignored, "; "), path)
+	}
 	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
 	ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
@@ -207,9 +238,12 @@ func (r *run) errorPolicy() (onError string) {
 	if err != nil {
 		cwd = ""
 	}
-	if cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv); err == nil {
-		onError = cfg.Hook.OnError
+	cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv)
+	if err != nil {
+		// What did load of a broken config still says.
+		cfg = policy.Fallback(err)
 	}
+	onError = cfg.Hook.OnError
 	return onError
 }
 
@@ -220,17 +254,19 @@ func reserve(budget time.Duration) time.Duration {
 	return min(max(budget/20, 250*time.Millisecond), 2*time.Second)
 }
 
-// brokenConfig answers when the config cannot be used. The built-in
-// catalog still judges the call, so honest read-only work goes on (with a
-// warning), while anything the catalog would not let through silently is
-// put to the user: the config's own rules and Zerto settings are unknown.
+// brokenConfig answers when a config file cannot be used. What did load
+// (the catalog, the other config file) still judges the call, and every
+// rule of the broken file is read leniently as a rule that asks (see
+// policy.Fallback): a call any of them could match is put to the user with
+// the file's error, while honest work the file has no rule for goes on,
+// with a warning. Nothing that could be protected runs unasked.
 func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
 	d, v := hostio.Decision{Permission: hostio.Ask, Reason: msg}, policy.Verdict{}
-	if pol, err := policy.New(policy.Default()); err == nil {
+	if pol, err := policy.New(policy.Fallback(cfgErr)); err == nil {
 		v = pol.Classify(r.ev.Call())
 		if v.Effect == policy.None {
-			d = hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+			d = hostio.Decision{SystemMessage: msg + "; no rule of the broken file could apply to this call, which the rest of the policy let through"}
 		} else {
 			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v))
 			d.SystemMessage = msg
@@ -511,12 +547,14 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 
 // excerpt is what the log shows of a call: a shell tool's command, else its
 // input object. audit.Append shortens and redacts it.
+//
+// "command" is read in its exact spelling, as the host reads it (a map: a
+// struct field would match "Command" too).
 func excerpt(ev *hostio.Event) string {
-	var in struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(ev.ToolInput, &in) == nil && in.Command != "" {
-		return in.Command
+	var in map[string]json.RawMessage
+	var command string
+	if json.Unmarshal(ev.ToolInput, &in) == nil && json.Unmarshal(in["command"], &command) == nil && command != "" {
+		return command
 	}
 	return string(ev.ToolInput)
 }
