@@ -44,6 +44,7 @@
   // Live feed: each new decision that passes the page's filter arrives as
   // a rendered row.
   let connectedOnce = false;
+  let added = 0;
   const feed = new EventSource(feedURL);
   feed.addEventListener("ready", () => {
     if (connectedOnce) {
@@ -64,9 +65,8 @@
     li.classList.add("new");
     records.prepend(li);
     document.getElementById("empty")?.remove();
-    const count = document.getElementById("count");
-    count.dataset.added = String(Number(count.dataset.added || 0) + 1);
-    setLive("live", "live · " + count.dataset.added + " new");
+    added++;
+    setLive("live", "live · " + added + " new");
     if (vms) refreshVMs();
   }
   feed.addEventListener("record", (ev) => addRecord(ev, false));
