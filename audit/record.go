@@ -31,6 +31,12 @@ const (
 	// DecisionUndoFailed: one of those did not happen; Error (and
 	// ZertoError, when Zerto refused or failed) says why.
 	DecisionUndoFailed = "undo-failed"
+
+	// DecisionCheckpoint: a checkpoint taken with no call let through: on
+	// request (the MCP server's zerto_tag_checkpoint), or ahead of a call
+	// that was checked (zerto_check_tool). It is a rewind point; the call,
+	// when it is made, gets a record of its own.
+	DecisionCheckpoint = "checkpoint"
 )
 
 // Record is one hook decision, or one rewind, one line of the log.

@@ -70,6 +70,10 @@ type Request struct {
 	// CallID identifies the call (the audit ID); its first 8 characters end
 	// the tag, so a person can tell which call a checkpoint belongs to.
 	CallID string
+	// Advice says the call is checked, not made (rewind's MCP server): the
+	// checkpoint is taken, but the call is not recorded as let through, so
+	// that the checkpoint protects the call when it is made.
+	Advice bool
 }
 
 // Kind is the row of the decision table an Outcome selects.
@@ -222,7 +226,7 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 	case len(out.Unknown) > 0 || len(req.Targets) == 0:
 		out.Kind = UnknownTarget
 	}
-	if c.mayRun(out.Kind) {
+	if c.mayRun(out.Kind) && !req.Advice {
 		// The call may run from here on: later calls need a tag newer than
 		// now. A record lost (the lock not had within its grace, a state
 		// folder that cannot be written) is not retried: the hook's answer

@@ -124,6 +124,10 @@ type ToolRule struct {
 	// guarded file. Only a rule of the same pass, before it, can.
 	Writes []string
 	Reason string
+	// InputEquals are values the input must hold for the rule to apply:
+	// key (or JSON pointer) to value, compared exactly with a string, or
+	// with the JSON text of a number or boolean.
+	InputEquals map[string]string
 }
 
 // CommandRule judges a shell invocation, or a PowerShell cmdlet when
@@ -380,6 +384,8 @@ type fileTool struct {
 	PayloadContains []string   `toml:"payload_contains"`
 	Writes          []globText `toml:"writes"`
 	Reason          string     `toml:"reason"`
+
+	InputEquals map[string]string `toml:"input_equals"`
 }
 
 type fileCommand struct {
@@ -620,7 +626,13 @@ func (v *validator) tool(i int, t *fileTool) ToolRule {
 		VMArg:           t.VMArg.v,
 		RequireTarget:   t.RequireTarget,
 		PayloadContains: t.PayloadContains,
+		InputEquals:     t.InputEquals,
 		Reason:          t.Reason,
+	}
+	for k := range t.InputEquals {
+		if k == "" || k == "/" {
+			v.fail("tool", i, "input_equals", "empty key (want an input key or a JSON pointer such as /spec/mode)")
+		}
 	}
 	for _, p := range t.Paths {
 		r.Paths = append(r.Paths, p.v)

@@ -33,6 +33,8 @@ var parseErrorTests = []struct {
 	{"bad url", "[zerto]\nurl = \"zvm.lab.local\"\n", "c.toml:2: zerto.url: want an http or https URL"},
 	{"tool protect without vm_arg", "[[tool]]\nname = \"mcp__x__y\"\neffect = \"protect\"\n", "c.toml:3: tool.effect: protect needs vm_arg"},
 	{"tool bad path glob", "[[tool]]\nname = \"Write\"\neffect = \"deny\"\npaths = [\"src/[\"]\n", `c.toml:4: tool.paths: bad pattern "src/["`},
+	{"tool empty input_equals key", "[[tool]]\nname = \"x\"\neffect = \"none\"\ninput_equals = { \"\" = \"a\" }\n", "c.toml:4: tool.input_equals: empty key"},
+	{"tool input_equals not a string", "[[tool]]\nname = \"x\"\neffect = \"none\"\ninput_equals = { mode = true }\n", "c.toml:4: tool.input_equals"},
 	{"test without expect", "[[test]]\ncommand = \"ls\"\n", "c.toml:1: test: missing key expect"},
 	{"test bad input", "[[test]]\ntool = \"x\"\ninput = \"[1]\"\nexpect = \"none\"\n", "c.toml:3: test.input: want a JSON object"},
 	{"syntax error", "[[command]\n", "c.toml:1: "},

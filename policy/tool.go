@@ -107,7 +107,38 @@ func (t *toolRule) match(tool, snake string, in *toolInput) bool {
 	if len(t.payload) > 0 && !payloadContains(in.texts, t.payload) {
 		return false
 	}
+	for key, want := range t.src.InputEquals {
+		if !inputEquals(in.value(key), want) {
+			return false
+		}
+	}
 	return true
+}
+
+// value returns the input's value at key, or at a JSON pointer.
+func (in *toolInput) value(key string) any {
+	if strings.HasPrefix(key, "/") {
+		return jsonPointer(in.obj, key)
+	}
+	if in.obj == nil {
+		return nil
+	}
+	return in.obj[key]
+}
+
+// inputEquals reports whether v is want: the same string, or a number or
+// boolean written as want. Nothing is folded: a rule that lets one exact
+// value pass must not let a near spelling pass that a tool reads otherwise.
+func inputEquals(v any, want string) bool {
+	switch v := v.(type) {
+	case string:
+		return v == want
+	case json.Number:
+		return v.String() == want
+	case bool:
+		return strconv.FormatBool(v) == want
+	}
+	return false
 }
 
 // nameMatch reports whether one of the rule's name globs (alternatives
@@ -129,12 +160,7 @@ func (t *toolRule) nameMatch(tool, snake string) bool {
 // alternative that names any wins.
 func (t *toolRule) targets(in *toolInput) []string {
 	for _, arg := range t.vmArgs {
-		var v any
-		if strings.HasPrefix(arg, "/") {
-			v = jsonPointer(in.obj, arg)
-		} else if in.obj != nil {
-			v = in.obj[arg]
-		}
+		v := in.value(arg)
 		var out []string
 		switch v := v.(type) {
 		case string:

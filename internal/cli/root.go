@@ -69,6 +69,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newUndoCmd(),
 		newDemoCmd(),
 		newTrustCmd(),
+		newMCPCmd(),
 		newUICmd(),
 		// Subcommands are added here, one line each.
 	)

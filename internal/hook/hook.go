@@ -28,6 +28,10 @@ type Options struct {
 	Getenv func(string) string
 	// Stderr receives diagnostics that are not part of the protocol.
 	Stderr io.Writer
+	// Advice marks a call that is checked, not made (see Decide): its
+	// checkpoint is taken, but no call is recorded as let through, so the
+	// call made next is protected by that same checkpoint.
+	Advice bool
 	// CacheDir is the folder of the Zerto token cache; empty means the
 	// user's cache folder (see zvm.Options.CacheDir).
 	CacheDir string
@@ -126,6 +130,7 @@ type run struct {
 	// configured receives the settings once the config is read.
 	configured chan settings
 	ev         *hostio.Event
+	verdict    policy.Verdict
 	// targets maps targets to Zerto VM names for the audit record.
 	targets policy.TargetsConfig
 	// rec is the audit record of the decision, nil for a plain none.
@@ -183,8 +188,13 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.internalError(err)
 	}
 	r.ev = ev
+	return r.judge(ctx)
+}
 
-	cfg, cfgErr := policy.Find(r.opts.ConfigPath, ev.Cwd, r.getenv)
+// judge decides on the decoded event r.ev: the config, the policy's
+// verdict and, for a protect verdict, the checkpoint.
+func (r *run) judge(ctx context.Context) hostio.Decision {
+	cfg, cfgErr := policy.Find(r.opts.ConfigPath, r.ev.Cwd, r.getenv)
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
@@ -193,14 +203,15 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 			path, strings.Join(ignored, "; "), path)
 	}
 	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
-	ev.ResolveServers(cfg)
+	r.ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
 	if err != nil {
 		return r.brokenConfig(err)
 	}
-	v := pol.Classify(ev.Call())
+	v := pol.Classify(r.ev.Call())
+	r.verdict = v
 	switch v.Effect {
 	case policy.Deny:
 		d := hostio.Decision{Permission: hostio.Deny, Reason: "rewind: " + describe(v)}
@@ -316,7 +327,7 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		PendingMayRun: cfg.Hook.Pending == "ask",
 	})
 	id := r.callID()
-	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
+	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id, Advice: r.opts.Advice})
 
 	var d hostio.Decision
 	decision := ""
