@@ -124,13 +124,15 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	return decodeHost(h, data)
 }
 
+// claudeFields are the keys of claudeEvent, which checkFieldNames reads
+// in their exact spelling, as the host writes them.
+var claudeFields = []string{"session_id", "transcript_path", "cwd", "permission_mode",
+	"hook_event_name", "tool_name", "tool_input", "tool_use_id"}
+
 func decodeClaude(data []byte) (*Event, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &MalformedError{Reason: "empty input"}
-	}
 	var ce claudeEvent
-	if err := json.Unmarshal(data, &ce); err != nil {
-		return nil, &MalformedError{Reason: jsonReason(err)}
+	if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
+		return nil, err
 	}
 	switch ce.HookEventName {
 	case preToolUse:

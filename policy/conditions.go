@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -56,6 +58,14 @@ func toolConditions(r ToolRule) []string {
 	if len(r.PayloadContains) > 0 {
 		c = append(c, "payload_contains="+list(r.PayloadContains))
 	}
+	if len(r.InputEquals) > 0 {
+		keys := slices.Sorted(maps.Keys(r.InputEquals))
+		pairs := make([]string, len(keys))
+		for i, k := range keys {
+			pairs[i] = tomlKey(k) + "=" + strconv.Quote(r.InputEquals[k])
+		}
+		c = append(c, "input_equals={"+strings.Join(pairs, ",")+"}")
+	}
 	return c
 }
 
@@ -66,4 +76,18 @@ func list(values []string) string {
 		q[i] = strconv.Quote(v)
 	}
 	return fmt.Sprintf("[%s]", strings.Join(q, ","))
+}
+
+// tomlKey writes a key as TOML does: bare when it can be, else quoted (a
+// JSON pointer).
+func tomlKey(k string) string {
+	for _, r := range k {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-') {
+			return strconv.Quote(k)
+		}
+	}
+	if k == "" {
+		return `""`
+	}
+	return k
 }

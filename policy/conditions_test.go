@@ -25,4 +25,8 @@ func TestConditions(t *testing.T) {
 	if want := []string{"vm_arg=vm", "require_target", `paths=["src/**"]`, `payload_contains=["x"]`}; !slices.Equal(got, want) {
 		t.Errorf("toolConditions = %q, want %q", got, want)
 	}
+	got = toolConditions(ToolRule{Name: "mcp__*__apply", InputEquals: map[string]string{"mode": "test", "/spec/dry run": "true"}})
+	if want := []string{`input_equals={"/spec/dry run"="true",mode="test"}`}; !slices.Equal(got, want) {
+		t.Errorf("toolConditions = %q, want %q", got, want)
+	}
 }

@@ -154,7 +154,7 @@ func TestFamiliesListed(t *testing.T) {
 // and the other families still judge theirs.
 func TestDisableFamily(t *testing.T) {
 	for _, fam := range Families() {
-		if fam == remoteFamily {
+		if fam == remoteFamily || fam == rewindFamily {
 			continue
 		}
 		t.Run(fam, func(t *testing.T) {
@@ -220,8 +220,9 @@ func TestDisableErrors(t *testing.T) {
 	tests := []struct {
 		config, want string
 	}{
-		{"[catalog]\ndisable = [\"gclod\"]\n", `test.toml:2: catalog.disable: unknown family "gclod" (known: `},
+		{"[catalog]\ndisable = [\"gclod\"]\n", `test.toml:2: catalog.disable: unknown family "gclod" (want one of ansible, aws, `},
 		{"[catalog]\ndisable = [\"remote\"]\n", `test.toml:2: catalog.disable: family "remote" judges the commands every other family runs on a host; it cannot be disabled`},
+		{"[catalog]\ndisable = [\"rewind\"]\n", `test.toml:2: catalog.disable: family "rewind" guards rewind itself; it cannot be disabled`},
 		{"[catalog]\ndisable = \"aws\"\n", `test.toml:2: catalog.disable: want a list of strings`},
 		{"[catalog]\nenable = [\"aws\"]\n", `test.toml:2: catalog.enable: unknown key`},
 	}
@@ -347,5 +348,34 @@ func BenchmarkFamilies(b *testing.B) {
 		for _, tt := range familyCases {
 			p.ClassifyCommand(tt.cmd)
 		}
+	}
+}
+
+// TestDisableTrust: only the user's config or a trusted project config
+// turns a family off; an untrusted project config's disable is ignored and
+// said so.
+func TestDisableTrust(t *testing.T) {
+	l := newLab(t, labUserConfig)
+	path := l.projectConfig("[catalog]\ndisable = [\"govc\", \"aws\"]\n")
+	const cmd = "govc vm.power -off web-01"
+	cfg, p := l.find()
+	if v := p.ClassifyCommand(cmd); v.Effect != Protect {
+		t.Errorf("untrusted disable: %s (%s), want protect", v.Effect, v.Rule)
+	}
+	if len(cfg.Catalog.Disable) != 0 {
+		t.Errorf("untrusted disable applied: %q", cfg.Catalog.Disable)
+	}
+	if _, ignored := cfg.Untrusted(); !strings.Contains(strings.Join(ignored, "; "), `catalog.disable = ["govc","aws"] (turning a catalog family off loosens the guard)`) {
+		t.Errorf("ignored %q", ignored)
+	}
+	if _, _, err := Trust(path, l.getenv); err != nil {
+		t.Fatal(err)
+	}
+	cfg, p = l.find()
+	if v := p.ClassifyCommand(cmd); v.Effect != None {
+		t.Errorf("trusted disable: %s (%s), want none", v.Effect, v.Rule)
+	}
+	if !slices.Equal(cfg.Catalog.Disable, []string{"govc", "aws"}) {
+		t.Errorf("trusted disable: %q", cfg.Catalog.Disable)
 	}
 }

@@ -16,6 +16,12 @@ import (
 // cannot be disabled.
 const remoteFamily = "remote"
 
+// rewindFamily is the family of the rules that guard rewind itself: its
+// own files, the host settings that run it, its MCP server's tools. An
+// agent must not be able to switch its own guard off, so it cannot be
+// disabled either.
+const rewindFamily = "rewind"
+
 // Families returns the names of the built-in catalog's families, sorted.
 func Families() []string {
 	cfg := catalogConfig()
@@ -38,18 +44,27 @@ func Families() []string {
 // disable checks the [catalog] disable list: every name a family of the
 // catalog, and none that the others rely on.
 func (v *validator) disable(names []string) {
-	known := Families()
+	var known []string
+	for _, f := range Families() {
+		if f != remoteFamily && f != rewindFamily {
+			known = append(known, f)
+		}
+	}
 	for _, n := range names {
 		switch {
 		case n == remoteFamily:
 			v.fail("catalog", -1, "disable", "family %q judges the commands every other family runs on a host; it cannot be disabled", n)
+		case n == rewindFamily:
+			v.fail("catalog", -1, "disable", "family %q guards rewind itself; it cannot be disabled", n)
 		case !slices.Contains(known, n):
-			v.fail("catalog", -1, "disable", "unknown family %q (known: %s)", n, strings.Join(known, ", "))
+			v.fail("catalog", -1, "disable", "unknown family %q (want one of %s)", n, strings.Join(known, ", "))
 		}
 	}
 }
 
 // disabled reports whether a catalog rule or test of family is turned off.
+// A policy that can only tighten (an untrusted project config) turns
+// nothing off.
 func (p *Policy) disabled(family string) bool {
-	return family != "" && slices.Contains(p.cfg.Catalog.Disable, family)
+	return family != "" && !p.tightens && slices.Contains(p.cfg.Catalog.Disable, family)
 }

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -22,6 +23,18 @@ type Policy struct {
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
 	aliases map[string][]subAlias
+	// writes are the rules with writes, judged in a pass of their own.
+	writes []*writeRule
+	// ownGlobs are rewind's own files where it runs, as globs in lower
+	// case (see OwnFilesGlob).
+	ownGlobs []string
+	// home expands ~ and $HOME in the files a command writes.
+	home string
+	// tighten are the policies of Config.Tighten: each judges a call
+	// too, and its verdict counts only where it is stricter.
+	tighten []*Policy
+	// tightens marks such a policy: it turns no catalog family off.
+	tightens bool
 }
 
 type originTest struct {
@@ -31,6 +44,10 @@ type originTest struct {
 
 // Origins of rules, as shown in Verdict.Rule and Rules.
 const catalogOrigin = "catalog"
+
+// ambiguousRule names the built-in check that asks about an ambiguous tool
+// input.
+const ambiguousRule = "catalog:ambiguous input"
 
 // New compiles cfg's rules followed by the catalog's. A nil cfg means the
 // defaults.
@@ -66,6 +83,9 @@ func New(cfg *Config) (*Policy, error) {
 			p.tests = append(p.tests, t)
 		}
 	}
+	p.writes = append(user.writes, cat.writes...)
+	p.home = cfg.Home
+	p.ownGlobs = ownFileGlobs(cfg.OwnFiles)
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
 	p.valueOpts = cat.valueOpts
@@ -87,7 +107,65 @@ func New(cfg *Config) (*Policy, error) {
 			}
 		}
 	}
+	for _, tc := range cfg.Tighten {
+		t, err := p.compileTighten(tc)
+		if err != nil {
+			return nil, err
+		}
+		p.tighten = append(p.tighten, t)
+		p.tests = append(p.tests, t.tests...)
+	}
 	return p, nil
+}
+
+// compileTighten compiles a config whose rules may only make verdicts
+// stricter. Its value options and subcommand aliases apply to its own
+// rules alone: an untrusted config must not change how the user's and
+// the catalog's rules read a command.
+func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
+	label := filepath.Base(originName(tc))
+	t, err := compile(tc, label)
+	if err != nil {
+		return nil, err
+	}
+	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
+	t.valueOpts = make(map[string][]string)
+	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
+		for k, v := range m {
+			t.valueOpts[k] = append(t.valueOpts[k], v...)
+		}
+	}
+	t.aliases = make(map[string][]subAlias)
+	for k, v := range p.aliases {
+		t.aliases[k] = append(t.aliases[k], v...)
+	}
+	for cmd, list := range tc.SubcommandAliases {
+		for from, to := range list {
+			t.aliases[cmd] = append(t.aliases[cmd], subAlias{strings.Fields(from), strings.Fields(to)})
+		}
+	}
+	return t, nil
+}
+
+// writeLabel names a rule with writes: "any command writes", "gh
+// writes", "tool Write writes" (a long list of tool names shortened).
+func writeLabel(origin, name, kind string) string {
+	switch {
+	case name == "*" && kind == "command":
+		name = "any command"
+	case name == "*":
+		name = "any tool"
+	case kind == "tool":
+		if first, _, more := strings.Cut(name, "|"); more {
+			name = first + "|..."
+		}
+		name = "tool " + name
+	}
+	label := name + " writes"
+	if origin != "" {
+		label = origin + ":" + label
+	}
+	return label
 }
 
 // subAlias is a subcommand alias: words that stand for as many others.
@@ -101,10 +179,21 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: command rule %d: %w", originName(cfg), i+1, err)
 		}
+		if len(r.Writes) > 0 {
+			c.label = writeLabel(origin, r.Match, "command")
+			p.writes = append(p.writes, &writeRule{cmd: c, globs: lowerGlobs(r.Writes), own: slices.Contains(r.Writes, OwnFilesGlob)})
+			continue
+		}
 		p.commands = append(p.commands, c)
 	}
 	for _, r := range cfg.Tools {
-		p.tools = append(p.tools, compileTool(r, origin))
+		t := compileTool(r, origin)
+		if len(r.Writes) > 0 {
+			t.label = writeLabel(origin, r.Name, "tool")
+			p.writes = append(p.writes, &writeRule{tool: t, globs: lowerGlobs(r.Writes), own: slices.Contains(r.Writes, OwnFilesGlob)})
+			continue
+		}
+		p.tools = append(p.tools, t)
 	}
 	for _, s := range cfg.Servers {
 		p.servers = append(p.servers, s.Name)
@@ -142,33 +231,73 @@ func IsShellTool(name string) bool {
 }
 
 // Classify judges a tool call: for a shell tool the commands its "command"
-// input would run, for any other tool the tool rules.
+// input would run, for any other tool the tool rules. The rules with
+// writes judge the files the call writes in a pass of their own, and the
+// policies of Config.Tighten judge the call too: the strictest verdict
+// wins.
+//
+// An input that holds a key twice in one object, in any case, is asked:
+// the host reads one spelling and a rule could read the other.
 func (p *Policy) Classify(c Call) Verdict {
+	if what := ambiguousKey(c.Input); what != "" {
+		m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
+			Reason: "the tool input is ambiguous: " + what + ", so the host may run another call than the one judged"}
+		return combine([]Match{m})
+	}
 	if IsShellTool(c.Tool) {
 		cmd, err := shellCommand(c.Input)
 		if err != nil {
 			return Verdict{Effect: Ask, Rule: "tool " + c.Tool, Reason: "cannot read the command: " + err.Error()}
 		}
-		return p.ClassifyCommand(cmd)
+		return p.classifyCommand(cmd, c.Cwd)
 	}
-	return p.classifyTool(c)
+	in := decodeToolInput(c.Input, c.Cwd)
+	v, listed := p.classifyTool(c, &in)
+	for _, t := range p.tighten {
+		tv, tl := t.classifyTool(c, &in)
+		v, listed = stricter(v, tv), listed || tl
+	}
+	if !listed {
+		v = stricter(v, p.unlistedTool(c.Tool))
+	}
+	return v
+}
+
+// stricter combines the verdicts of two policies on one call: the more
+// severe effect of each piece wins.
+func stricter(v, t Verdict) Verdict {
+	matches := append([]Match(nil), v.Matches...)
+	for _, m := range t.Matches {
+		// A piece no rule of t judged adds nothing to explain.
+		if m.Rule != "" {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == len(v.Matches) {
+		return v
+	}
+	out := combine(matches)
+	out.Invocations = v.Invocations
+	return out
 }
 
 // shellCommand reads a shell tool's command: a string, or an argv array as
 // some hosts send it.
+//
+// The key is read in its exact spelling, as the host reads it: a map, not
+// a struct, whose fields encoding/json matches in any case.
 func shellCommand(input json.RawMessage) (string, error) {
-	var in struct {
-		Command json.RawMessage `json:"command"`
-	}
+	var in map[string]json.RawMessage
 	if err := json.Unmarshal(input, &in); err != nil {
 		return "", fmt.Errorf("input is not a JSON object")
 	}
+	command := in["command"]
 	var s string
-	if json.Unmarshal(in.Command, &s) == nil {
+	if json.Unmarshal(command, &s) == nil {
 		return s, nil
 	}
 	var argv []string
-	if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+	if json.Unmarshal(command, &argv) == nil && len(argv) > 0 {
 		words := make([]string, len(argv))
 		for i, a := range argv {
 			words[i] = shellQuote(a)
@@ -178,23 +307,34 @@ func shellCommand(input json.RawMessage) (string, error) {
 	return "", fmt.Errorf("no command string in the input")
 }
 
-// ClassifyCommand judges a shell command string.
+// ClassifyCommand judges a shell command string run in no known folder.
 func (p *Policy) ClassifyCommand(cmd string) Verdict {
-	a := shell.Analyze(cmd)
-	return p.classifyAnalysis(a)
+	return p.classifyCommand(cmd, "")
 }
 
-func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
-	v := combine(p.analysisMatches(a, nil, 0))
+// classifyCommand judges a command run in cwd, by this policy and the
+// policies of Config.Tighten.
+func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
+	a := shell.Analyze(cmd)
+	v := p.classifyAnalysis(a, cwd)
+	for _, t := range p.tighten {
+		v = stricter(v, t.classifyAnalysis(a, cwd))
+	}
+	return v
+}
+
+func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
+	v := combine(p.analysisMatches(a, nil, cwd, 0))
 	v.Invocations = a.Invocations
 	return v
 }
 
-// analysisMatches judges the pieces of a shell analysis. at, when not nil,
-// is the place code handed to other hosts runs (winrs, psexec, a cloud's
-// run-command), which the analysis itself does not know.
-func (p *Policy) analysisMatches(a *shell.Analysis, at *place, depth int) []Match {
+// analysisMatches judges the pieces of a shell analysis run in cwd. at,
+// when not nil, is the place code handed to other hosts runs (winrs,
+// psexec, a cloud's run-command), which the analysis itself does not know.
+func (p *Policy) analysisMatches(a *shell.Analysis, at *place, cwd string, depth int) []Match {
 	var matches []Match
+	dir := cwd
 	// With the ssh family disabled, what runs through ssh is not judged.
 	skip := func(via []string) bool { return p.disabled("ssh") && viaSSH(via) }
 	for i := range a.Invocations {
@@ -204,7 +344,7 @@ func (p *Policy) analysisMatches(a *shell.Analysis, at *place, depth int) []Matc
 		}
 		s := fromInvocation(inv)
 		at.apply(&s)
-		matches = append(matches, p.invocationMatches(inv, &s, depth)...)
+		matches = append(matches, p.invocationMatches(inv, &s, &dir, depth)...)
 	}
 	for _, d := range a.Dynamic {
 		if skip(d.Via) {
@@ -221,10 +361,11 @@ func (p *Policy) analysisMatches(a *shell.Analysis, at *place, depth int) []Matc
 	return matches
 }
 
-// invocationMatches judges one invocation, and the code it runs that the
-// shell analysis leaves to the policy: PowerShell code, and the code that
+// invocationMatches judges one invocation, run in *dir (which a cd
+// changes for the commands after it), and the code it runs that the shell
+// analysis leaves to the policy: PowerShell code, and the code that
 // remote-execution commands hand to other hosts.
-func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, depth int) []Match {
+func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, dir *string, depth int) []Match {
 	if isWindowsProgram(s.name) {
 		s.name = windowsName(s.name)
 	}
@@ -252,10 +393,14 @@ func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, depth int)
 		s.reached, s.reach, s.reachUnknown = true, r.hosts, r.unknown
 		if r.known {
 			s.analysed = true
-			more = append(more, p.reachMatches(s, &r, depth)...)
+			more = append(more, p.reachMatches(s, &r, *dir, depth)...)
 		}
 	}
 	m := p.judge(s)
+	if !s.remote {
+		m = p.judgeCommandWrites(s, m, *dir)
+		*dir = changeDir(s, *dir)
+	}
 	m.Kind = KindInvocation
 	m.Source = s.text()
 	return append([]Match{m}, more...)
@@ -374,8 +519,8 @@ func couldMatch(m Match, r *commandRule) Match {
 // at run time (dynamic) or text it could not parse. A rule that matches
 // every command at that place (the remote catch-all) applies to it as to
 // any command. Otherwise a dynamic name could be any command, so it gets
-// ask when some deny or protect rule applies there; unparsed text gets ask
-// only when one of its words is the command a deny or protect rule names.
+// ask when some deny, ask or protect rule applies there; unparsed text gets
+// ask only when one of its words is the command such a rule names.
 func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic bool) Match {
 	remote := at.remote
 	m := Match{Kind: kind, Source: source, Via: at.via}
@@ -404,12 +549,12 @@ func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic
 		words = commandWords(source)
 	}
 	for _, r := range p.commands {
-		if r.src.Effect != Deny && r.src.Effect != Protect || !r.at(remote) {
+		if r.src.Effect == None || !r.at(remote) {
 			continue
 		}
 		if kind == KindDynamic {
 			m.Effect, m.Rule = Ask, r.label
-			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny or protect rule could match it"
+			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny, ask or protect rule could match it"
 			return m
 		}
 		for _, w := range words {
@@ -472,15 +617,18 @@ func combine(matches []Match) Verdict {
 	return v
 }
 
-func (p *Policy) classifyTool(c Call) Verdict {
-	in := decodeToolInput(c.Input, c.Cwd)
+// classifyTool judges a tool call by the tool rules, and the files it
+// writes by the rules with writes. listed reports whether a tool rule
+// matched, which keeps a guarded server's "ask" for its unlisted tools
+// away (see unlistedTool).
+func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	m := Match{Kind: KindTool, Source: c.Tool}
 	snake := snakeCase(c.Tool)
 	for _, t := range p.tools {
-		if !t.match(c.Tool, snake, &in) {
+		if !t.match(c.Tool, snake, in) {
 			continue
 		}
-		targets := t.targets(&in)
+		targets := t.targets(in)
 		if t.src.RequireTarget && len(targets) == 0 {
 			continue
 		}
@@ -488,11 +636,30 @@ func (p *Policy) classifyTool(c Call) Verdict {
 		if m.Effect == Protect && len(targets) == 0 {
 			m.Effect, m.Reason = Ask, "the rule found no target in the call"
 		}
-		return combine([]Match{m})
+		listed = true
+		break
 	}
-	if server, ok := mcpServer(c.Tool); ok {
-		for _, s := range p.servers {
-			if s == server {
+	wm, ok := p.judgeWrites(p.writes, toolWrites(in), c.Cwd, func(r *writeRule) bool {
+		return r.tool != nil && r.tool.match(c.Tool, snake, in)
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		// A rule on the files written does not list the tool: a guarded
+		// server still asks about it.
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return combine([]Match{m}), listed
+}
+
+// unlistedTool asks about a tool of a guarded server that no rule lists.
+func (p *Policy) unlistedTool(tool string) Verdict {
+	m := Match{Kind: KindTool, Source: tool}
+	if server, ok := mcpServer(tool); ok {
+		servers := [][]string{p.servers}
+		for _, t := range p.tighten {
+			servers = append(servers, t.servers)
+		}
+		for _, list := range servers {
+			if slices.Contains(list, server) {
 				m.Effect, m.Rule = Ask, "server "+server
 				m.Reason = "a tool in a guarded server that no rule lists"
 				break
@@ -511,4 +678,21 @@ func namesCmdlet(patterns []string, name string) bool {
 		}
 	}
 	return false
+}
+
+// judgeCommandWrites is the pass of the rules with writes over the files
+// a local command writes; the rule that matches decides when it is
+// stricter than m, the verdict of the other rules.
+func (p *Policy) judgeCommandWrites(s *subject, m Match, cwd string) Match {
+	wm, ok := p.judgeWrites(p.writes, writtenFiles(s), cwd, func(r *writeRule) bool {
+		if r.cmd == nil {
+			return false
+		}
+		_, ok := r.cmd.match(s, false)
+		return ok
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return m
 }

@@ -337,10 +337,10 @@ func gcloudReach(s *subject) (reach, bool) {
 	return r, true
 }
 
-// optionValues returns the words option name takes: one word, or with
+// flagWords returns the words option name takes: one word, or with
 // several every word up to the next option ("--scripts A B"). found tells
 // whether the option was given; dyn whether a value is decided at run time.
-func optionValues(s *subject, name string, several bool) (vals []string, dyn, found bool) {
+func flagWords(s *subject, name string, several bool) (vals []string, dyn, found bool) {
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) {
@@ -390,13 +390,13 @@ func azReach(s *subject) (reach, bool) {
 		names = append(names, "--name", "-n")
 	}
 	for _, n := range names {
-		vals, dyn, found := optionValues(s, n, false)
+		vals, dyn, found := flagWords(s, n, false)
 		if found {
 			r.hosts, r.unknown = vals, dyn
 			break
 		}
 	}
-	if ids, dyn, found := optionValues(s, "--ids", true); found && len(r.hosts) == 0 {
+	if ids, dyn, found := flagWords(s, "--ids", true); found && len(r.hosts) == 0 {
 		for _, id := range ids {
 			r.hosts = addUnique(r.hosts, resourceName(id))
 		}
@@ -406,9 +406,9 @@ func azReach(s *subject) (reach, bool) {
 		return reach{}, false
 	}
 	r.via = "az vm run-command " + verb + " " + strings.Join(r.hosts, ",")
-	scripts, dyn, found := optionValues(s, "--scripts", true)
+	scripts, dyn, found := flagWords(s, "--scripts", true)
 	if !found {
-		scripts, dyn, found = optionValues(s, "--script", false)
+		scripts, dyn, found = flagWords(s, "--script", false)
 	}
 	if !found || dyn {
 		return r, true
@@ -418,7 +418,7 @@ func azReach(s *subject) (reach, bool) {
 			return r, true // a script file: not read
 		}
 	}
-	ids, _, _ := optionValues(s, "--command-id", false)
+	ids, _, _ := flagWords(s, "--command-id", false)
 	if len(ids) > 0 && !strings.EqualFold(ids[0], "RunShellScript") && !strings.EqualFold(ids[0], "RunPowerShellScript") {
 		return r, true // another command document: not code we read
 	}
@@ -436,7 +436,7 @@ func awsReach(s *subject) (reach, bool) {
 		return reach{}, false
 	}
 	r := reach{family: "aws"}
-	if ids, dyn, found := optionValues(s, "--instance-ids", true); found {
+	if ids, dyn, found := flagWords(s, "--instance-ids", true); found {
 		for _, id := range ids {
 			for part := range strings.FieldsFuncSeq(id, func(c rune) bool { return strings.ContainsRune(`,[]" `, c) }) {
 				r.hosts = addUnique(r.hosts, resourceName(part))
@@ -444,7 +444,7 @@ func awsReach(s *subject) (reach, bool) {
 		}
 		r.unknown = dyn
 	}
-	if targets, dyn, found := optionValues(s, "--targets", true); found {
+	if targets, dyn, found := flagWords(s, "--targets", true); found {
 		hosts, ok := ssmTargets(targets)
 		r.hosts = append(r.hosts, hosts...)
 		r.unknown = r.unknown || dyn || !ok
@@ -453,7 +453,7 @@ func awsReach(s *subject) (reach, bool) {
 		r.unknown = true
 	}
 	r.via = "aws ssm send-command " + strings.Join(r.hosts, ",")
-	docs, _, _ := optionValues(s, "--document-name", false)
+	docs, _, _ := flagWords(s, "--document-name", false)
 	if len(docs) == 0 {
 		return r, true
 	}
@@ -464,7 +464,7 @@ func awsReach(s *subject) (reach, bool) {
 	default:
 		return r, true
 	}
-	params, dyn, found := optionValues(s, "--parameters", false)
+	params, dyn, found := flagWords(s, "--parameters", false)
 	if !found || dyn || len(params) == 0 {
 		return r, true
 	}
@@ -538,7 +538,7 @@ func jsonStrings(raw json.RawMessage) ([]string, bool) {
 
 // reachMatches judges the code a command hands to other hosts (or, for
 // cmd /c, runs where it runs), in that place.
-func (p *Policy) reachMatches(s *subject, r *reach, depth int) []Match {
+func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int) []Match {
 	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via)}
 	if !r.here {
 		at.remote, at.host, at.hosts = true, "", nil
@@ -560,7 +560,7 @@ func (p *Policy) reachMatches(s *subject, r *reach, depth int) []Match {
 		}
 		return out
 	}
-	return p.analysisMatches(shell.Analyze(r.code), &at, depth+1)
+	return p.analysisMatches(shell.Analyze(r.code), &at, cwd, depth+1)
 }
 
 // viaRemoting reports whether a cmdlet came from a script block that a

@@ -33,7 +33,7 @@ that can be copied and edited.`,
 			if err != nil {
 				return err
 			}
-			return writeRules(out, pol.Rules())
+			return pol.WriteRules(out)
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")

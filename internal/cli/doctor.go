@@ -93,29 +93,40 @@ func (d *doctor) run(ctx context.Context, configPath string) {
 	d.hooks(ctx, cfg, cwd)
 }
 
-// config checks that the config is found and valid, and returns it (the
-// defaults when it is not).
+// config checks that the config files are found and valid, says which
+// project config is not trusted and what of it is ignored, and returns the
+// configuration (what did load, when a file is broken).
 func (d *doctor) config(configPath, cwd string) *policy.Config {
-	path, err := policy.Discover(configPath, cwd, os.Getenv)
+	cfg, err := policy.Find(configPath, cwd, os.Getenv)
 	if err != nil {
-		d.line(checkFail, "config", err.Error(), "make the config's folder readable")
-		return policy.Default()
-	}
-	if path == "" {
-		d.line(checkOK, "config", "none found, the built-in defaults apply",
-			"")
-		return policy.Default()
-	}
-	cfg, err := policy.Load(path)
-	if err != nil {
+		var le *policy.LoadError
+		if !errors.As(err, &le) {
+			d.line(checkFail, "config", err.Error(), "make the config's folder readable")
+			return policy.Default()
+		}
 		d.line(checkFail, "config", err.Error(), "correct the file; rewind explain and rewind test read it the same way")
-		return policy.Default()
+		return le.Fallback
 	}
 	if _, err := policy.New(cfg); err != nil {
 		d.line(checkFail, "config", err.Error(), "correct the rule")
 		return cfg
 	}
-	d.line(checkOK, "config", path+" is valid", "")
+	if len(cfg.Sources) == 0 {
+		d.line(checkOK, "config", "none found, the built-in defaults apply", "")
+	}
+	for _, src := range cfg.Sources {
+		switch {
+		case !src.Project:
+			d.line(checkOK, "config", src.Path+" is valid", "")
+		case src.Trusted:
+			d.line(checkOK, "config", src.Path+" is valid (trusted)", "")
+		case len(src.Ignored) > 0:
+			d.line(checkWarn, "config", src.Path+" is not trusted, so it can only tighten your policy; ignored: "+strings.Join(src.Ignored, "; "),
+				"rewind trust "+src.Path+", if you wrote it")
+		default:
+			d.line(checkOK, "config", src.Path+" is valid (untrusted: it can only tighten your policy)", "")
+		}
+	}
 	return cfg
 }
 
@@ -169,6 +180,42 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	}
 	d.tls(https, zo)
 	d.line(checkOK, "credentials accepted", "logged in as "+identity(zo), "")
+	d.clock(ctx, c)
+}
+
+// clockSkewWarn is the offset past which doctor warns: rewind works in
+// ZVM time whatever the offset, but a clock this far off on either side
+// makes Zerto's console and rewind's log hard to read side by side.
+const clockSkewWarn = 5 * time.Minute
+
+// clock reports how far the ZVM's clock is from this machine's. rewind
+// compares Zerto's timestamps in ZVM time, so an offset is not an error.
+func (d *doctor) clock(ctx context.Context, c *zvm.Client) {
+	zt, err := c.ServerTime(ctx)
+	if err != nil {
+		d.line(checkWarn, "zvm clock", "cannot read the ZVM's time: "+err.Error(), "rewind then reads it from the HTTP Date header")
+		return
+	}
+	off, _ := c.Offset()
+	msg := fmt.Sprintf("ZVM time %s, %s this machine's clock (rewind works in ZVM time)",
+		zt.UTC().Format(time.RFC3339), describeOffset(off))
+	if off.Abs() > clockSkewWarn {
+		d.line(checkWarn, "zvm clock", msg, "keep the ZVM and this machine on NTP so that times in rewind log and Zerto's console agree")
+		return
+	}
+	d.line(checkOK, "zvm clock", msg, "")
+}
+
+// describeOffset says an offset in words: "2m0s ahead of", "in step with".
+func describeOffset(off time.Duration) string {
+	off = off.Round(time.Second)
+	switch {
+	case off > 0:
+		return off.String() + " ahead of"
+	case off < 0:
+		return (-off).String() + " behind"
+	}
+	return "in step with"
 }
 
 func (d *doctor) tls(https bool, zo zvm.Options) {

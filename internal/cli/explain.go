@@ -138,10 +138,20 @@ func writeExplainJSON(w io.Writer, v policy.Verdict, cfg *policy.Config) error {
 
 // configName names the config for a person.
 func configName(cfg *policy.Config) string {
-	if cfg.Path == "" {
-		return "built-in defaults"
+	if len(cfg.Sources) == 0 {
+		if cfg.Path == "" {
+			return "built-in defaults"
+		}
+		return cfg.Path
 	}
-	return cfg.Path
+	names := make([]string, len(cfg.Sources))
+	for i, src := range cfg.Sources {
+		names[i] = src.Path
+		if src.Project && !src.Trusted {
+			names[i] += " (untrusted: it can only tighten)"
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // targetList shows each target as written and, when the config maps it to

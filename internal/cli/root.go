@@ -68,6 +68,9 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newUndoCmd(),
 		newDemoCmd(),
+		newTrustCmd(),
+		newMCPCmd(),
+		newUICmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

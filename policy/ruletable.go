@@ -1,15 +1,13 @@
-package cli
+package policy
 
 import (
 	"fmt"
 	"io"
 	"strings"
 	"unicode/utf8"
-
-	"github.com/rewind-dev/rewind/policy"
 )
 
-// Column widths of writeRules: EFFECT and KIND fit their longest values,
+// Column widths of WriteRules: EFFECT and KIND fit their longest values,
 // FAMILY the longest family, RULE is as wide as the longest name up to
 // maxRuleWidth; a longer name puts its reason on the next line.
 const (
@@ -19,11 +17,17 @@ const (
 	rulesWidth   = 100
 )
 
-// writeRules prints rules in aligned columns, EFFECT, KIND, FAMILY, RULE
-// and REASON, each followed by an "if ..." line with the conditions it
-// needs besides its name, under a "# origin" line for each config they
-// come from. A rule of no family shows "-".
-func writeRules(w io.Writer, rules []policy.RuleInfo) error {
+// WriteRules writes the effective rules as `rewind catalog` prints them
+// (and rewind's MCP server serves them): in the order they are tried, in
+// aligned columns, EFFECT, KIND, FAMILY, RULE and REASON (a rule of no
+// family shows "-"), each followed by an
+// "if ..." line with the conditions it needs besides its name, under a
+// "# origin" line for each config they come from.
+func (p *Policy) WriteRules(w io.Writer) error {
+	return writeRules(w, p.Rules())
+}
+
+func writeRules(w io.Writer, rules []RuleInfo) error {
 	ruleWidth, familyWidth := len("RULE"), len("FAMILY")
 	for _, r := range rules {
 		if n := utf8.RuneCountInString(r.Name); n <= maxRuleWidth {
