@@ -2,6 +2,7 @@ package policy
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/rewind-dev/rewind/shell"
@@ -285,16 +286,16 @@ func cmdReach(s *subject) (reach, bool) {
 	return reach{}, false
 }
 
-// positionalWords returns the positional words of s, with the command's
-// known value options skipped.
-func positionalWords(s *subject) []int {
+// subjectPositionals returns the positional words of s, with the
+// command's known value options skipped.
+func subjectPositionals(s *subject) []int {
 	return (&commandRule{}).positionals(s)
 }
 
 // gcloudReach reads gcloud compute ssh [user@]INSTANCE [--command CMD]
 // [-- SSH-ARGS... [COMMAND]] (dropReleaseTrack has removed alpha or beta).
 func gcloudReach(s *subject) (reach, bool) {
-	pos := positionalWords(s)
+	pos := subjectPositionals(s)
 	if len(pos) < 3 || s.dynamic(pos[0]) || s.dynamic(pos[1]) || s.args[pos[0]] != "compute" || s.args[pos[1]] != "ssh" {
 		return reach{}, false
 	}
@@ -376,7 +377,7 @@ func flagWords(s *subject, name string, several bool) (vals []string, dyn, found
 // (--scripts, or --script for a managed run command) runs on the VM named
 // by --vm-name, -n/--name (invoke) or --ids.
 func azReach(s *subject) (reach, bool) {
-	pos := positionalWords(s)
+	pos := subjectPositionals(s)
 	if len(pos) < 3 || s.args[pos[0]] != "vm" || s.args[pos[1]] != "run-command" {
 		return reach{}, false
 	}
@@ -431,7 +432,7 @@ func azReach(s *subject) (reach, bool) {
 // AWS-RunPowerShellScript document its --parameters commands run on the
 // instances in --instance-ids or --targets Key=InstanceIds,Values=....
 func awsReach(s *subject) (reach, bool) {
-	pos := positionalWords(s)
+	pos := subjectPositionals(s)
 	if len(pos) < 2 || s.args[pos[0]] != "ssm" || s.args[pos[1]] != "send-command" {
 		return reach{}, false
 	}
@@ -578,18 +579,29 @@ func viaRemoting(via []string) bool {
 
 // dropReleaseTrack removes gcloud's release track (gcloud beta compute
 // ...), so that rules naming gcloud compute match its alpha and beta
-// commands too.
+// commands too. It reads the words itself rather than through the
+// positionals, which are worked out once per subject: it changes them.
 func dropReleaseTrack(s *subject) {
 	if s.name != "gcloud" {
 		return
 	}
-	pos := positionalWords(s)
-	if len(pos) == 0 || s.dynamic(pos[0]) || s.args[pos[0]] != "alpha" && s.args[pos[0]] != "beta" {
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if s.dynamic(i) {
+			return
+		}
+		if isOption(a) {
+			if slices.Contains(s.opts, a) {
+				i++
+			}
+			continue
+		}
+		if a == "alpha" || a == "beta" {
+			s.args = append(s.args[:i:i], s.args[i+1:]...)
+			if s.dyn != nil {
+				s.dyn = append(s.dyn[:i:i], s.dyn[i+1:]...)
+			}
+		}
 		return
-	}
-	i := pos[0]
-	s.args = append(s.args[:i:i], s.args[i+1:]...)
-	if s.dyn != nil {
-		s.dyn = append(s.dyn[:i:i], s.dyn[i+1:]...)
 	}
 }
