@@ -455,19 +455,38 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			targets = c.splitAdd(targets, s.args[i])
 		}
 		if len(targets) > 0 {
-			return targets, unknown
+			return uniq(targets), unknown
 		}
 	}
-	return targets, unknown
+	return uniq(targets), unknown
 }
 
 func (c *commandRule) splitAdd(targets []string, word string) []string {
 	for t := range strings.FieldsFuncSeq(word, func(r rune) bool { return strings.ContainsRune(c.split, r) }) {
 		if t = strings.TrimSpace(t); t != "" {
-			targets = addUnique(targets, t)
+			// Duplicates are dropped once, by extract: a call may
+			// name many targets, and dropping them here is quadratic.
+			targets = append(targets, t)
 		}
 	}
 	return targets
+}
+
+// uniq drops the repeated strings of list, keeping the first of each, in
+// time linear in its length.
+func uniq(list []string) []string {
+	if len(list) < 2 {
+		return list
+	}
+	seen := make(map[string]struct{}, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if _, ok := seen[s]; !ok {
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func addUnique(list []string, s string) []string {

@@ -198,7 +198,12 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
 	for _, d := range a.Dynamic {
 		matches = append(matches, p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false))
 	}
-	for _, u := range a.Unparsed {
+	for i := range a.Unparsed {
+		u := &a.Unparsed[i]
+		if u.Limit {
+			matches = append(matches, p.pastLimit(u))
+			continue
+		}
 		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false))
 	}
 	v := combine(matches)
@@ -304,9 +309,9 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		}
 		return m
 	}
-	var words []string
+	var words *wordSet
 	if kind == KindUnparsed {
-		words = commandWords(source)
+		words = newWordSet(source)
 	}
 	for _, r := range p.commands {
 		if r.src.Effect != Deny && r.src.Effect != Protect || !r.at(remote) {
@@ -317,13 +322,10 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny or protect rule could match it"
 			return m
 		}
-		for _, w := range words {
-			if len(r.words) > 0 && r.words[0] != "*" && glob(r.words[0], w) ||
-				len(r.cmdlets) > 0 && anyGlob(r.cmdlets, strings.ToLower(w)) {
-				m.Effect, m.Rule = Ask, r.label
-				m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
-				return m
-			}
+		if w, ok := words.names(r); ok {
+			m.Effect, m.Rule = Ask, r.label
+			m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
+			return m
 		}
 	}
 	return m
@@ -339,21 +341,6 @@ func unknownWhat(kind Kind, source, parseErr string) string {
 	return "part of the command could not be parsed"
 }
 
-// commandWords splits text into the words that could be command names:
-// runs of name characters, reduced to their base name.
-func commandWords(text string) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			strings.ContainsRune("._-/+@", r))
-	})
-	for i, w := range words {
-		if j := strings.LastIndexByte(w, '/'); j >= 0 {
-			words[i] = w[j+1:]
-		}
-	}
-	return words
-}
-
 // combine makes one verdict of the matches of a call: the most severe
 // effect decides, and the targets of every match that needs a checkpoint
 // or worse are merged.
@@ -366,11 +353,10 @@ func combine(matches []Match) Verdict {
 			decided = i
 		}
 		if m.Effect >= Protect {
-			for _, t := range m.Targets {
-				v.Targets = addUnique(v.Targets, t)
-			}
+			v.Targets = append(v.Targets, m.Targets...)
 		}
 	}
+	v.Targets = uniq(v.Targets)
 	if decided >= 0 {
 		v.Rule, v.Reason = matches[decided].Rule, matches[decided].Reason
 	}

@@ -3,6 +3,8 @@ package shell
 import (
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -12,12 +14,12 @@ const (
 	// maxReparse bounds how many times code handed to another shell is
 	// parsed again (bash -c inside ssh inside eval ...).
 	maxReparse = 16
-	// maxBracketDepth bounds the nesting of parentheses and braces. The
-	// parser is recursive and spends kilobytes of stack per level.
-	maxBracketDepth = 1000
-	// maxKeywordDepth bounds the nesting of compound commands (if, while,
-	// for, case), which cost the parser far less stack per level.
-	maxKeywordDepth = 10000
+	// maxFrames bounds the call depth of one analysis, parser and walk
+	// together, counted in stack frames above Analyze. The parser is
+	// recursive: each level of real nesting, such as $( or ( or if or a
+	// parenthesis in arithmetic, costs it several frames, so this allows
+	// some hundreds of levels, far more than any command written by hand.
+	maxFrames = 3000
 )
 
 // errTooDeep is reported for input nested beyond the limits above.
@@ -25,7 +27,7 @@ var errTooDeep = errors.New("nesting too deep")
 
 // Analyze analyses a shell command string into the invocations that would run.
 func Analyze(src string) *Analysis {
-	a := &analyzer{}
+	a := &analyzer{frameLimit: callDepth() + maxFrames}
 	a.code(src, "", nil, 0, nil)
 	if a.out.Invocations == nil {
 		a.out.Invocations = []Invocation{}
@@ -45,6 +47,8 @@ type analyzer struct {
 	expansions int
 	// callLine is the last line of the simple command being run.
 	callLine uint
+	// frameLimit is the call depth past which parsing stops.
+	frameLimit int
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -115,19 +119,18 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	}
 	c := &code{host: host, via: via, depth: depth}
 	c.src, c.cr = protectCR(text)
-	if err := checkNesting(c.src); err != nil {
-		a.unparsed(text, err.Error(), host, via)
-		return
-	}
-	stmts, rest, err := safeParse(c.src)
+	stmts, rest, err := a.safeParse(c.src)
 	a.stmts(c, stmts, stdin)
 	if err != nil {
-		a.unparsed(c.text(rest), err.Error(), host, via)
+		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
+			Text: c.text(rest), Err: err.Error(), Host: host, Via: via, Limit: errors.Is(err, errTooDeep),
+		})
 	}
 }
 
+// unparsed reports text left unanalysed because it is past a limit.
 func (a *analyzer) unparsed(text, msg, host string, via []string) {
-	a.out.Unparsed = append(a.out.Unparsed, Unparsed{Text: text, Err: msg, Host: host, Via: via})
+	a.out.Unparsed = append(a.out.Unparsed, Unparsed{Text: text, Err: msg, Host: host, Via: via, Limit: true})
 }
 
 func (a *analyzer) dynamic(c *code, source string) {
@@ -150,41 +153,6 @@ func protectCR(src string) (string, byte) {
 	return src, 0
 }
 
-// checkNesting estimates how deep the parser would recurse, in one pass.
-// Unbalanced closers are ignored, so prose in heredocs rarely matters.
-func checkNesting(src string) error {
-	brackets, keywords := 0, 0
-	for i := 0; i < len(src); i++ {
-		switch b := src[i]; {
-		case b == '(' || b == '{':
-			if brackets++; brackets > maxBracketDepth {
-				return errTooDeep
-			}
-		case b == ')' || b == '}':
-			if brackets > 0 {
-				brackets--
-			}
-		case b >= 'a' && b <= 'z' && (i == 0 || !isWordByte(src[i-1])):
-			j := i + 1
-			for j < len(src) && isWordByte(src[j]) {
-				j++
-			}
-			switch src[i:j] {
-			case "if", "while", "until", "for", "select", "case":
-				if keywords++; keywords > maxKeywordDepth {
-					return errTooDeep
-				}
-			case "fi", "done", "esac":
-				if keywords > 0 {
-					keywords--
-				}
-			}
-			i = j - 1
-		}
-	}
-	return nil
-}
-
 func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
@@ -193,22 +161,60 @@ func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }
 
+// callDepth returns the number of frames on the calling goroutine's stack.
+func callDepth() int {
+	pcs := make([]uintptr, 64)
+	for {
+		if n := runtime.Callers(1, pcs); n < len(pcs) {
+			return n
+		}
+		pcs = make([]uintptr, 2*len(pcs))
+	}
+}
+
+// depthReader feeds src to the parser and stops it, with errTooDeep, once
+// the stack is deeper than limit frames. The parser asks for input at most
+// a kilobyte at a time from wherever it is in its recursion, so the depth
+// it reaches is checked at least once per kilobyte; what one kilobyte adds
+// past the limit is a bounded amount of stack. Only real structure deepens
+// the stack: quoted text, comments and heredoc bodies do not, however many
+// brackets or keywords they hold. The check unwinds the stack, which costs
+// time in proportion to its depth and so stays small for shallow input.
+type depthReader struct {
+	src   string
+	limit int
+	pcs   [1]uintptr
+}
+
+func (r *depthReader) Read(p []byte) (int, error) {
+	if len(r.src) == 0 {
+		return 0, io.EOF
+	}
+	if runtime.Callers(r.limit, r.pcs[:]) > 0 {
+		return 0, errTooDeep
+	}
+	n := copy(p, r.src)
+	r.src = r.src[n:]
+	return n, nil
+}
+
 // safeParse is parse guarded against a panic in the parser: the hook must
 // answer, and text the parser cannot handle is reported as unparsed.
-func safeParse(src string) (stmts []*syntax.Stmt, rest string, err error) {
+func (a *analyzer) safeParse(src string) (stmts []*syntax.Stmt, rest string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			stmts, rest, err = nil, src, fmt.Errorf("parser failure: %v", r)
 		}
 	}()
-	return parse(src)
+	return a.parse(src)
 }
 
 // parse parses src. On a syntax error it returns the statements of the
 // complete lines before the failing command, which bash would already have
-// run, and the text from the failing command's line on.
-func parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
-	f, err := newParser().Parse(strings.NewReader(src), "")
+// run, and the text from the failing command's line on. Nesting past
+// frameLimit is such an error, errTooDeep.
+func (a *analyzer) parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
+	f, err := newParser().Parse(&depthReader{src: src, limit: a.frameLimit}, "")
 	if err == nil {
 		return f.Stmts, "", nil
 	}
@@ -220,7 +226,7 @@ func parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
 	// may yield once more after an error, which panics after a break.
 	p := newParser()
 	failed := false
-	for batch, ierr := range p.InteractiveSeq(strings.NewReader(src)) {
+	for batch, ierr := range p.InteractiveSeq(&depthReader{src: src, limit: a.frameLimit}) {
 		failed = failed || ierr != nil
 		if !failed && !p.Incomplete() {
 			stmts = append(stmts, batch...)
