@@ -98,3 +98,47 @@ func (s *wordSet) names(r *commandRule) (string, bool) {
 	}
 	return "", false
 }
+
+// indexRules indexes rules by the command name they match, so that judging
+// a command costs time in the rules that name it, not in all of them:
+// byName holds, for each name a rule spells out, the rules that could
+// match a command of that name, in order; unnamed holds those that could
+// match a command whose name no rule spells out (a glob such as "*").
+func indexRules(rules []*commandRule) (byName map[string][]*commandRule, unnamed []*commandRule) {
+	byName = make(map[string][]*commandRule)
+	literal := func(r *commandRule) (string, bool) {
+		if len(r.words) == 0 || strings.ContainsAny(r.words[0], `*?[\`) {
+			return "", false
+		}
+		return r.words[0], true
+	}
+	for _, r := range rules {
+		if name, ok := literal(r); ok {
+			byName[name] = nil
+		} else if len(r.words) > 0 {
+			unnamed = append(unnamed, r)
+		}
+	}
+	for name := range byName {
+		var list []*commandRule
+		for _, r := range rules {
+			if n, ok := literal(r); ok && n == name || !ok && len(r.words) > 0 {
+				list = append(list, r)
+			}
+		}
+		byName[name] = list
+	}
+	return byName, unnamed
+}
+
+// rulesFor returns the rules that could match s, in order. A PowerShell
+// subject is matched by its cmdlet patterns, which the index leaves out.
+func (p *Policy) rulesFor(s *subject) []*commandRule {
+	if s.ps || p.byName == nil {
+		return p.commands
+	}
+	if list, ok := p.byName[s.name]; ok {
+		return list
+	}
+	return p.unnamed
+}

@@ -14,6 +14,10 @@ import (
 type Policy struct {
 	cfg      *Config
 	commands []*commandRule
+	// byName and unnamed index commands by the name a rule matches
+	// (see indexRules).
+	byName  map[string][]*commandRule
+	unnamed []*commandRule
 	tools    []*toolRule
 	servers  []string
 	tests    []originTest
@@ -47,6 +51,7 @@ func New(cfg *Config) (*Policy, error) {
 		return nil, err
 	}
 	p.commands = append(user.commands, cat.commands...)
+	p.byName, p.unnamed = indexRules(p.commands)
 	p.tools = append(user.tools, cat.tools...)
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = append(user.tests, cat.tests...)
@@ -237,7 +242,7 @@ func (p *Policy) judge(s *subject) Match {
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
 	var could *commandRule
-	for _, r := range p.commands {
+	for _, r := range p.rulesFor(s) {
 		// A read-only rule does not cover a command that writes a file
 		// on a remote host: "cat > /etc/app.conf" changes the host.
 		if s.remote && len(s.writes) > 0 && r.src.Effect == None {

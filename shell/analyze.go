@@ -49,6 +49,10 @@ type analyzer struct {
 	callLine uint
 	// frameLimit is the call depth past which parsing stops.
 	frameLimit int
+	// steps counts the wrappers of the simple command being unwrapped,
+	// and tail is the command the last one runs (see run).
+	steps int
+	tail  *tailCall
 }
 
 // code is one piece of shell source being walked: the command string itself
