@@ -18,9 +18,9 @@ type Policy struct {
 	// (see indexRules).
 	byName  map[string][]*commandRule
 	unnamed []*commandRule
-	tools    []*toolRule
-	servers  []string
-	tests    []originTest
+	tools   []*toolRule
+	servers []string
+	tests   []originTest
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
