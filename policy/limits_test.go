@@ -1,0 +1,65 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestHostileCommands(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	tests := []struct {
+		name    string
+		command string
+		want    Effect
+	}{
+		{"parens in data, then a destroy", "echo '" + strings.Repeat("(", 1001) + "'; g\\ovc vm.destroy web-01", Deny},
+		{"ifs in data, then a destroy", "echo '" + strings.Repeat("if ", 10001) + "'; g\\ovc vm.destroy web-01", Deny},
+		{"parens in data, then ssh", "echo '" + strings.Repeat("(", 1001) + "'; s''sh web-01 sudo reboot", Protect},
+		{"parens and a destroy, all data", "echo '" + strings.Repeat("(", 1001) + " govc vm.destroy web-01'", None},
+		{"deep structure", strings.Repeat("( ", 100000) + "ls" + strings.Repeat(" )", 100000), Ask},
+		{"deep test negation", "[[ " + strings.Repeat("! ", 1000000) + "x ]]", Ask},
+		{"long sudo chain", strings.Repeat("sudo ", 250000) + "ls", Ask},
+		{"many distinct words after a syntax error", manyWords(100000) + "; if", Ask},
+		{"a few words after a syntax error", "ls x y; if", None},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if v := p.ClassifyCommand(tt.command); v.Effect != tt.want {
+				t.Errorf("effect %v (%s: %s), want %v", v.Effect, v.Rule, v.Reason, tt.want)
+			}
+		})
+	}
+}
+
+func manyWords(n int) string {
+	var b strings.Builder
+	b.WriteString("echo")
+	for i := range n {
+		b.WriteString(" w")
+		b.WriteString(strings.Repeat("x", i%7))
+		b.WriteByte(byte('a' + i%26))
+		b.WriteByte(byte('a' + i/26%26))
+		b.WriteByte(byte('a' + i/676%26))
+		b.WriteByte(byte('a' + i/17576%26))
+	}
+	return b.String()
+}
+
+// TestManyTargets checks that a call naming many VMs is judged in linear
+// time: targets were deduplicated in quadratic time.
+func TestManyTargets(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	var b strings.Builder
+	for i := range 50000 {
+		b.WriteString("govc vm.power -off vm")
+		b.WriteString(strings.Repeat("x", i%5))
+		b.WriteByte(byte('a' + i%26))
+		b.WriteByte(byte('a' + i/26%26))
+		b.WriteByte(byte('a' + i/676%26))
+		b.WriteString(";")
+	}
+	v := p.ClassifyCommand(b.String())
+	if v.Effect != Protect || len(v.Targets) == 0 || len(v.Targets) > 50000 {
+		t.Errorf("effect %v with %d targets", v.Effect, len(v.Targets))
+	}
+}
