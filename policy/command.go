@@ -27,6 +27,10 @@ type subject struct {
 	// analysed is set when the code the command runs (ssh's remote
 	// command or stdin script) was analysed on its own.
 	analysed bool
+	// pos caches the positionals for rules without options of their
+	// own, once posDone is set; callers only read it.
+	pos     []int
+	posDone bool
 }
 
 func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
@@ -144,6 +148,21 @@ func (c *commandRule) positionals(s *subject) []int {
 // take a value is read as taking the next word when that word is not an
 // option itself ("kubectl -n prod delete").
 func (c *commandRule) positionalsAs(s *subject, greedy bool) []int {
+	// Most rules know no options of their own, and then the positionals
+	// are the subject's alone: judged against many rules of its command
+	// name, the subject works them out once.
+	shared := !greedy && len(c.src.ValueOptions) == 0
+	if shared && s.posDone {
+		return s.pos
+	}
+	pos := c.positionalWords(s, greedy)
+	if shared {
+		s.pos, s.posDone = pos, true
+	}
+	return pos
+}
+
+func (c *commandRule) positionalWords(s *subject, greedy bool) []int {
 	var pos []int
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]

@@ -56,7 +56,7 @@ func TestManyTargets(t *testing.T) {
 		b.WriteByte(byte('a' + i%26))
 		b.WriteByte(byte('a' + i/26%26))
 		b.WriteByte(byte('a' + i/676%26))
-		b.WriteString(";")
+		b.WriteString("\n")
 	}
 	v := p.ClassifyCommand(b.String())
 	if v.Effect != Protect || len(v.Targets) == 0 || len(v.Targets) > 50000 {

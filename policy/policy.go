@@ -169,51 +169,63 @@ func shellCommand(input json.RawMessage) (string, error) {
 
 // ClassifyCommand judges a shell command string.
 func (p *Policy) ClassifyCommand(cmd string) Verdict {
-	a := shell.Analyze(cmd)
-	return p.classifyAnalysis(a)
+	f := &fold{p: p}
+	shell.Scan(cmd, f.add)
+	return f.verdict()
 }
 
 func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
-	var matches []Match
+	f := &fold{p: p}
 	for i := range a.Invocations {
-		inv := &a.Invocations[i]
-		s := fromInvocation(inv)
-		s.opts = p.valueOpts[s.name]
-		s.aliases = p.aliases[s.name]
-		m := p.judge(&s)
-		m.Kind = KindInvocation
-		m.Source = s.text()
-		matches = append(matches, m)
-		if isPowerShell(inv.Name) {
-			subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
-			if !ok {
-				continue
-			}
-			for j := range subs {
-				m := p.judge(&subs[j])
-				m.Kind = KindCmdlet
-				m.Source = subs[j].text()
-				matches = append(matches, m)
-			}
-			if dynamic {
-				matches = append(matches, p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
-			}
-		}
+		f.add(shell.Finding{Invocation: &a.Invocations[i]})
 	}
-	for _, d := range a.Dynamic {
-		matches = append(matches, p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false))
+	for i := range a.Dynamic {
+		f.add(shell.Finding{Dynamic: &a.Dynamic[i]})
 	}
 	for i := range a.Unparsed {
-		u := &a.Unparsed[i]
-		if u.Limit {
-			matches = append(matches, p.pastLimit(u))
-			continue
-		}
-		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false))
+		f.add(shell.Finding{Unparsed: &a.Unparsed[i]})
 	}
-	v := combine(matches)
-	v.Invocations = a.Invocations
-	return v
+	return f.verdict()
+}
+
+// judgeInvocation judges an invocation and, for PowerShell, the cmdlets of
+// its code.
+func (p *Policy) judgeInvocation(inv *shell.Invocation, add func(Match)) {
+	s := fromInvocation(inv)
+	s.opts = p.valueOpts[s.name]
+	s.aliases = p.aliases[s.name]
+	m := p.judge(&s)
+	m.Kind = KindInvocation
+	m.Source = s.text()
+	add(m)
+	if !isPowerShell(inv.Name) {
+		return
+	}
+	subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
+	if !ok {
+		return
+	}
+	for j := range subs {
+		m := p.judge(&subs[j])
+		m.Kind = KindCmdlet
+		m.Source = subs[j].text()
+		add(m)
+	}
+	if dynamic {
+		add(p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
+	}
+}
+
+// judgeUnknown judges a dynamic command or an unparsed part.
+func (p *Policy) judgeUnknown(f shell.Finding) Match {
+	if d := f.Dynamic; d != nil {
+		return p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false)
+	}
+	u := f.Unparsed
+	if u.Limit {
+		return p.pastLimit(u)
+	}
+	return p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false)
 }
 
 // text shows the subject as a command line a person can read back: static

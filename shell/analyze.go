@@ -2,8 +2,6 @@ package shell
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"runtime"
 	"strings"
 
@@ -27,17 +25,48 @@ var errTooDeep = errors.New("nesting too deep")
 
 // Analyze analyses a shell command string into the invocations that would run.
 func Analyze(src string) *Analysis {
-	a := &analyzer{frameLimit: callDepth() + maxFrames}
+	out := &Analysis{Invocations: []Invocation{}}
+	Scan(src, func(f Finding) {
+		switch {
+		case f.Invocation != nil:
+			out.Invocations = append(out.Invocations, *f.Invocation)
+		case f.Dynamic != nil:
+			out.Dynamic = append(out.Dynamic, *f.Dynamic)
+		case f.Unparsed != nil:
+			out.Unparsed = append(out.Unparsed, *f.Unparsed)
+		}
+	})
+	return out
+}
+
+// Finding is one result of an analysis: exactly one of its fields is set.
+type Finding struct {
+	Invocation *Invocation
+	Dynamic    *Dynamic
+	Unparsed   *Unparsed
+}
+
+// Scan analyses src as Analyze does, but hands each finding to visit
+// instead of keeping it, so that its memory does not grow with the number
+// of commands. Findings come a command line at a time, once the line is
+// known to run: for each line its invocations, then its dynamic commands,
+// then its unparsed parts, each in source order. The pointers are valid
+// only during the call.
+func Scan(src string, visit func(Finding)) {
+	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
 	a.code(src, "", nil, 0, nil)
-	if a.out.Invocations == nil {
-		a.out.Invocations = []Invocation{}
-	}
-	return &a.out
+	a.flush()
 }
 
 // analyzer collects the result of one analysis.
 type analyzer struct {
-	out Analysis
+	// out holds the findings of the command line being analysed, which
+	// go to visit once the line is known to run.
+	out   Analysis
+	visit func(Finding)
+	// allocBase is the heap allocation count when the command line
+	// being analysed began (see maxLineAlloc).
+	allocBase uint64
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
@@ -123,13 +152,7 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	}
 	c := &code{host: host, via: via, depth: depth}
 	c.src, c.cr = protectCR(text)
-	stmts, rest, err := a.safeParse(c.src)
-	a.stmts(c, stmts, stdin)
-	if err != nil {
-		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
-			Text: c.text(rest), Err: err.Error(), Host: host, Via: via, Limit: errors.Is(err, errTooDeep),
-		})
-	}
+	a.walkSource(c, stdin)
 }
 
 // unparsed reports text left unanalysed because it is past a limit.
@@ -174,96 +197,6 @@ func callDepth() int {
 		}
 		pcs = make([]uintptr, 2*len(pcs))
 	}
-}
-
-// depthReader feeds src to the parser and stops it, with errTooDeep, once
-// the stack is deeper than limit frames. The parser asks for input at most
-// a kilobyte at a time from wherever it is in its recursion, so the depth
-// it reaches is checked at least once per kilobyte; what one kilobyte adds
-// past the limit is a bounded amount of stack. Only real structure deepens
-// the stack: quoted text, comments and heredoc bodies do not, however many
-// brackets or keywords they hold. The check unwinds the stack, which costs
-// time in proportion to its depth and so stays small for shallow input.
-type depthReader struct {
-	src   string
-	limit int
-	pcs   [1]uintptr
-}
-
-func (r *depthReader) Read(p []byte) (int, error) {
-	if len(r.src) == 0 {
-		return 0, io.EOF
-	}
-	if runtime.Callers(r.limit, r.pcs[:]) > 0 {
-		return 0, errTooDeep
-	}
-	n := copy(p, r.src)
-	r.src = r.src[n:]
-	return n, nil
-}
-
-// safeParse is parse guarded against a panic in the parser: the hook must
-// answer, and text the parser cannot handle is reported as unparsed.
-func (a *analyzer) safeParse(src string) (stmts []*syntax.Stmt, rest string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			stmts, rest, err = nil, src, fmt.Errorf("parser failure: %v", r)
-		}
-	}()
-	return a.parse(src)
-}
-
-// parse parses src. On a syntax error it returns the statements of the
-// complete lines before the failing command, which bash would already have
-// run, and the text from the failing command's line on. Nesting past
-// frameLimit is such an error, errTooDeep.
-func (a *analyzer) parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
-	f, err := newParser().Parse(&depthReader{src: src, limit: a.frameLimit}, "")
-	if err == nil {
-		return f.Stmts, "", nil
-	}
-	// Bash reads a script one complete command line at a time, exactly as
-	// the parser's interactive mode does: a batch is complete when the
-	// parser is not waiting for more lines. A batch left incomplete never
-	// ran, even if some of its statements were whole ("a; if").
-	// The sequence is drained rather than left with break: the parser
-	// may yield once more after an error, which panics after a break.
-	p := newParser()
-	failed := false
-	for batch, ierr := range p.InteractiveSeq(&depthReader{src: src, limit: a.frameLimit}) {
-		failed = failed || ierr != nil
-		if !failed && !p.Incomplete() {
-			stmts = append(stmts, batch...)
-		}
-	}
-	return stmts, src[committedEnd(src, stmts):], err
-}
-
-// committedEnd returns the offset just past the lines holding stmts,
-// including the bodies of their heredocs.
-func committedEnd(src string, stmts []*syntax.Stmt) int {
-	if len(stmts) == 0 {
-		return 0
-	}
-	end := 0
-	for _, s := range stmts {
-		end = max(end, int(s.End().Offset()))
-		syntax.Walk(s, func(n syntax.Node) bool {
-			if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
-				_, e := heredocRaw(src, r)
-				end = max(end, e)
-			}
-			return true
-		})
-	}
-	end = min(end, len(src))
-	if end > 0 && src[end-1] == '\n' {
-		return end
-	}
-	if i := strings.IndexByte(src[end:], '\n'); i >= 0 {
-		return end + i + 1
-	}
-	return len(src)
 }
 
 // heredocRaw returns the raw body of a heredoc as bash reads it: the lines
