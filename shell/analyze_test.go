@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/shapes"
 )
 
 // analyzeCase is one command string with the invocations that must and
@@ -486,16 +488,16 @@ func FuzzAnalyze(f *testing.F) {
 	for _, tc := range analyzeCases {
 		f.Add(tc.src)
 	}
-	f.Fuzz(func(t *testing.T, src string) {
-		a := Analyze(src)
-		for _, inv := range a.Invocations {
-			if inv.Name == "" {
-				t.Errorf("empty name in %+v", inv)
-			}
-			if inv.ArgDynamic != nil && len(inv.ArgDynamic) != len(inv.Args) {
-				t.Errorf("ArgDynamic %v for args %q", inv.ArgDynamic, inv.Args)
-			}
+	for _, tc := range hostileCases {
+		if len(tc.src) <= 64<<10 {
+			f.Add(tc.src)
 		}
+	}
+	for _, s := range shapes.All {
+		f.Add(s.Make(4 << 10))
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		checkAnalysis(t, Analyze(src))
 	})
 }
 
