@@ -105,28 +105,35 @@ func (s *wordSet) names(r *commandRule) (string, bool) {
 // match a command of that name, in order; unnamed holds those that could
 // match a command whose name no rule spells out (a glob such as "*").
 func indexRules(rules []*commandRule) (byName map[string][]*commandRule, unnamed []*commandRule) {
-	byName = make(map[string][]*commandRule)
-	literal := func(r *commandRule) (string, bool) {
-		if len(r.words) == 0 || strings.ContainsAny(r.words[0], `*?[\`) {
-			return "", false
-		}
-		return r.words[0], true
-	}
-	for _, r := range rules {
-		if name, ok := literal(r); ok {
-			byName[name] = nil
-		} else if len(r.words) > 0 {
+	// Each list merges, in rule order, the rules that spell the name out
+	// and those that spell out none; positions keep the order.
+	position := make(map[*commandRule]int, len(rules))
+	own := make(map[string][]*commandRule)
+	for i, r := range rules {
+		position[r] = i
+		switch {
+		case len(r.words) == 0:
+			// A PowerShell rule: it matches cmdlets, not commands.
+		case strings.ContainsAny(r.words[0], `*?[\`):
 			unnamed = append(unnamed, r)
+		default:
+			own[r.words[0]] = append(own[r.words[0]], r)
 		}
 	}
-	for name := range byName {
-		var list []*commandRule
-		for _, r := range rules {
-			if n, ok := literal(r); ok && n == name || !ok && len(r.words) > 0 {
-				list = append(list, r)
+	byName = make(map[string][]*commandRule, len(own))
+	for name, list := range own {
+		merged := make([]*commandRule, 0, len(list)+len(unnamed))
+		i, j := 0, 0
+		for i < len(list) || j < len(unnamed) {
+			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
+				merged = append(merged, list[i])
+				i++
+			} else {
+				merged = append(merged, unnamed[j])
+				j++
 			}
 		}
-		byName[name] = list
+		byName[name] = merged
 	}
 	return byName, unnamed
 }

@@ -1,8 +1,12 @@
 package policy
 
 import (
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/shapes"
+	"github.com/rewind-dev/rewind/shell"
 )
 
 func TestHostileCommands(t *testing.T) {
@@ -62,4 +66,48 @@ func TestManyTargets(t *testing.T) {
 	if v.Effect != Protect || len(v.Targets) == 0 || len(v.Targets) > 50000 {
 		t.Errorf("effect %v with %d targets", v.Effect, len(v.Targets))
 	}
+}
+
+// TestRuleIndexAgrees judges every command of the catalog's and the test
+// config's examples with the rules indexed by name and with all rules in
+// order: the index must change nothing.
+func TestRuleIndexAgrees(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	full := *p
+	full.byName = nil
+	n := 0
+	for _, ot := range p.tests {
+		cmd := ot.Command
+		if cmd == "" {
+			continue
+		}
+		n++
+		got, want := p.ClassifyCommand(cmd), full.ClassifyCommand(cmd)
+		if got.Effect != want.Effect || got.Rule != want.Rule || got.Reason != want.Reason || !slices.Equal(got.Targets, want.Targets) {
+			t.Errorf("%q: indexed %v %s %v, in order %v %s %v", cmd, got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
+		}
+	}
+	if n < 50 {
+		t.Fatalf("only %d example commands", n)
+	}
+}
+
+// FuzzClassifyCommand checks that judging a command as its analysis
+// streams in gives the verdict judging the whole analysis gives.
+func FuzzClassifyCommand(f *testing.F) {
+	p := newPolicy(f, userConfig)
+	for _, ot := range p.tests {
+		if ot.Command != "" {
+			f.Add(ot.Command)
+		}
+	}
+	for _, s := range shapes.All {
+		f.Add(s.Make(256))
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		got, want := p.ClassifyCommand(cmd), p.classifyAnalysis(shell.Analyze(cmd))
+		if got.Effect != want.Effect || got.Rule != want.Rule || got.Reason != want.Reason || !slices.Equal(got.Targets, want.Targets) {
+			t.Errorf("streamed %v %s %v, whole %v %s %v", got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
+		}
+	})
 }
