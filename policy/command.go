@@ -300,6 +300,14 @@ func glob(pattern, name string) bool {
 	if pattern == "*" {
 		return true
 	}
+	// Most patterns are a word or a word and a star: spare them
+	// path.Match, which every rule of a command runs on every word.
+	switch i := strings.IndexAny(pattern, `*?[\`); {
+	case i < 0:
+		return pattern == name
+	case i == len(pattern)-1 && pattern[i] == '*':
+		return strings.HasPrefix(name, pattern[:i]) && strings.IndexByte(name[i:], '/') < 0
+	}
 	ok, _ := path.Match(pattern, name)
 	return ok
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"testing"
@@ -110,4 +111,17 @@ func FuzzClassifyCommand(f *testing.F) {
 			t.Errorf("streamed %v %s %v, whole %v %s %v", got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
 		}
 	})
+}
+
+// TestGlobFastPaths checks glob's shortcuts against path.Match.
+func TestGlobFastPaths(t *testing.T) {
+	names := []string{"", "vm", "vm.", "vm.destroy", "vm.power/x", "govc", "gov", "v", "*"}
+	for _, pattern := range []string{"vm", "vm.*", "gov*", "*", "v?", "[gv]ovc", `vm\.destroy`, "*.destroy"} {
+		for _, name := range names {
+			want, _ := path.Match(pattern, name)
+			if got := glob(pattern, name); got != want || pattern == "*" && !got {
+				t.Errorf("glob(%q, %q) = %v, path.Match says %v", pattern, name, got, want)
+			}
+		}
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"runtime"
 	"runtime/metrics"
+	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -55,7 +56,12 @@ func (r *depthReader) Read(p []byte) (int, error) {
 	if runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
 		return 0, errTooDeep
 	}
-	if heapAllocated()-r.a.allocBase > maxLineAlloc {
+	// Reading the count costs a few hundred nanoseconds, too much for
+	// each of a million short lines: a new line only marks it for reading
+	// here.
+	if now := heapAllocated(); r.a.newLine {
+		r.a.allocBase, r.a.newLine = now, false
+	} else if now-r.a.allocBase > maxLineAlloc {
 		return 0, errTooLarge
 	}
 	n := copy(p, r.src)
@@ -90,7 +96,7 @@ func (p *pending) ready() bool {
 func (a *analyzer) walkSource(c *code, stdin *input) {
 	top := c.depth == 0
 	if top {
-		a.allocBase = heapAllocated()
+		a.newLine = true
 	}
 	mark := a.mark()
 	var (
@@ -133,7 +139,7 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 				lineEnd, hdocs = 0, hdocs[:0]
 				mark = a.commit(top)
 			}
-			p := pending{stmt: s, hdocs: heredocsOf(s)}
+			p := pending{stmt: s, hdocs: heredocsOf(c, s)}
 			hdocs = append(hdocs, p.hdocs...)
 			prevEnd = int(s.End().Offset())
 			lineEnd = max(lineEnd, prevEnd)
@@ -175,7 +181,11 @@ func (a *analyzer) walkReady(c *code, queue []pending, stdin *input, all bool) [
 }
 
 // heredocsOf returns the heredoc redirections in s.
-func heredocsOf(s *syntax.Stmt) []*syntax.Redirect {
+func heredocsOf(c *code, s *syntax.Stmt) []*syntax.Redirect {
+	if start, end := int(s.Pos().Offset()), int(s.End().Offset()); start < end && end <= len(c.src) &&
+		!strings.Contains(c.src[start:end], "<<") {
+		return nil
+	}
 	var out []*syntax.Redirect
 	syntax.Walk(s, func(n syntax.Node) bool {
 		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
@@ -278,7 +288,7 @@ func (a *analyzer) rollback(m outMark) {
 func (a *analyzer) commit(top bool) outMark {
 	if top {
 		a.flush()
-		a.allocBase = heapAllocated()
+		a.newLine = true
 	}
 	return a.mark()
 }
