@@ -302,7 +302,7 @@ func glob(pattern, name string) bool {
 	}
 	// Most patterns are a word or a word and a star: spare them
 	// path.Match, which every rule of a command runs on every word.
-	switch i := strings.IndexAny(pattern, `*?[\`); {
+	switch i := globMeta(pattern); {
 	case i < 0:
 		return pattern == name
 	case i == len(pattern)-1 && pattern[i] == '*':
@@ -310,6 +310,18 @@ func glob(pattern, name string) bool {
 	}
 	ok, _ := path.Match(pattern, name)
 	return ok
+}
+
+// globMeta returns the index of the first character special to path.Match
+// in pattern, or -1.
+func globMeta(pattern string) int {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '*', '?', '[', '\\':
+			return i
+		}
+	}
+	return -1
 }
 
 func anyGlob(patterns []string, name string) bool {

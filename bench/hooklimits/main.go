@@ -95,11 +95,15 @@ func event(s shapes.Shape, size int) ([]byte, int) {
 	for lo <= hi {
 		mid := (lo + hi) / 2
 		cmd := s.Make(mid)
-		ev, _ := json.Marshal(map[string]any{
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		// Agents' hosts send & < > as they are, not as \u0026.
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]any{
 			"session_id": "hooklimits", "hook_event_name": "PreToolUse", "tool_name": "Bash",
 			"tool_input": map[string]string{"command": cmd}, "cwd": "/tmp",
 		})
-		if len(ev) <= size {
+		if ev := buf.Bytes(); len(ev) <= size {
 			best, bestLen, lo = ev, len(cmd), mid+1
 		} else {
 			hi = mid - 1
