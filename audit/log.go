@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -97,7 +95,7 @@ func (l *Log) Append(r *Record) error { return l.AppendContext(context.Backgroun
 // writing) must not keep a hook from answering in time.
 func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 	if r.ID == "" {
-		r.ID = NewID(r.ToolUseID)
+		r.ID = NewID()
 	}
 	if r.Time.IsZero() {
 		r.Time = time.Now()
@@ -189,19 +187,42 @@ func marshalLine(r *Record) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// NewID returns a record ID: 12 hex digits. With the host's tool_use_id it
-// is derived from it, so the hook can name the record in its answer before
-// appending it and the same call always has the same ID; without one it is
-// random.
-func NewID(toolUseID string) string {
-	var b [6]byte
-	if toolUseID != "" {
-		sum := sha256.Sum256([]byte(toolUseID))
-		copy(b[:], sum[:])
-	} else {
-		rand.Read(b[:])
+// idAlphabet is Crockford's base 32 in lower case: digits and letters
+// without i, l, o and u, so that an ID read aloud or copied by hand cannot be
+// mistyped into another one (see normalizeID).
+const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// IDLen is the length of a record ID: 60 random bits, enough that IDs do not
+// collide across sessions, machines and years of logs.
+const IDLen = 12
+
+// NewID returns a new record ID: IDLen random characters of Crockford's base
+// 32, such as "7k3m9qz2xw4t". Every call gets an ID of its own: two sessions
+// reusing a tool_use_id, or the same event replayed, get two IDs. The hook
+// draws the ID before it decides, so that it can name the record in its
+// answer before appending it.
+func NewID() string {
+	var b [IDLen]byte
+	rand.Read(b[:])
+	for i := range b {
+		b[i] = idAlphabet[b[i]&31]
 	}
-	return hex.EncodeToString(b[:])
+	return string(b[:])
+}
+
+// normalizeID reads an ID or prefix the way a person may type it: in any
+// case, with the letters Crockford's alphabet leaves out read as the digits
+// they look like (i and l as 1, o as 0), around spaces.
+func normalizeID(id string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case 'i', 'l':
+			return '1'
+		case 'o':
+			return '0'
+		}
+		return r
+	}, strings.ToLower(strings.TrimSpace(id)))
 }
 
 // Filter selects records for Read.
@@ -309,10 +330,11 @@ func (e *AmbiguousError) Error() string {
 }
 
 // Find returns the record whose ID is id or, failing that, the only one
-// whose ID starts with id. When the same call was logged more than once, as
-// the same tool_use_id gives the same ID, the newest record is returned.
+// whose ID starts with id, typed in any case (see NewID). Should a line
+// appear twice with the same ID, as a log restored from a backup may hold,
+// the newest is returned.
 func (l *Log) Find(id string) (*Record, error) {
-	id = strings.ToLower(strings.TrimSpace(id))
+	id = normalizeID(id)
 	if id == "" {
 		return nil, errors.New("empty record ID")
 	}

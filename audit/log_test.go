@@ -53,17 +53,44 @@ func TestStateDir(t *testing.T) {
 }
 
 func TestNewID(t *testing.T) {
-	hex12 := regexp.MustCompile(`^[0-9a-f]{12}$`)
-	a, b := NewID("toolu_01"), NewID("toolu_01")
-	if a != b || !hex12.MatchString(a) {
-		t.Errorf("NewID(toolu_01) = %q then %q, want the same 12 hex digits", a, b)
+	shape := regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{12}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID()
+		if !shape.MatchString(id) {
+			t.Fatalf("NewID() = %q, want 12 characters of Crockford's base 32", id)
+		}
+		if seen[id] {
+			t.Fatalf("NewID() gave %q twice", id)
+		}
+		seen[id] = true
 	}
-	if NewID("toolu_02") == a {
-		t.Error("two tool_use_ids gave the same ID")
+}
+
+// TestAppendIDsAreUnique: calls from two sessions that reuse a tool_use_id,
+// and the same event logged twice, are told apart.
+func TestAppendIDsAreUnique(t *testing.T) {
+	l := Open(t.TempDir())
+	recs := []*Record{
+		{Session: "s1", ToolUseID: "toolu_01", Tool: "Bash", Decision: DecisionProtected},
+		{Session: "s2", ToolUseID: "toolu_01", Tool: "Bash", Decision: DecisionProtected},
+		{Session: "s2", ToolUseID: "toolu_01", Tool: "Bash", Decision: DecisionProtected},
 	}
-	r1, r2 := NewID(""), NewID("")
-	if r1 == r2 || !hex12.MatchString(r1) || !hex12.MatchString(r2) {
-		t.Errorf("random IDs %q and %q", r1, r2)
+	ids := map[string]bool{}
+	for _, r := range recs {
+		if err := l.Append(r); err != nil {
+			t.Fatal(err)
+		}
+		ids[r.ID] = true
+	}
+	if len(ids) != len(recs) {
+		t.Fatalf("IDs %v: records share an ID", ids)
+	}
+	for _, r := range recs {
+		got, err := l.Find(r.ID[:6])
+		if err != nil || got.Session != r.Session || got.ID != r.ID {
+			t.Errorf("Find(%q) = %+v, %v; want the record %s", r.ID[:6], got, err, r.ID)
+		}
 	}
 }
 
@@ -88,7 +115,7 @@ func TestAppendRead(t *testing.T) {
 			t.Fatalf("Append: %v", err)
 		}
 	}
-	if in[0].ID != NewID("toolu_1") || in[1].ID == "" || in[2].Time.IsZero() {
+	if in[0].ID == "" || in[1].ID == in[0].ID || in[2].Time.IsZero() {
 		t.Errorf("Append did not fill ID and Time: %+v", in)
 	}
 	assertMode(t, dir, 0o700|os.ModeDir)
@@ -272,7 +299,9 @@ func TestFind(t *testing.T) {
 		{"  BBBB3 ", "third", nil},
 		{"aaaa2", "second", nil},
 		{"aaaa11111111", "first-again", nil},
-		{"aaaa1111", "short", nil}, // an exact ID wins over longer IDs it prefixes
+		{"aaaa1111", "short", nil},        // an exact ID wins over longer IDs it prefixes
+		{"aaaaIlII", "short", nil},        // i and l read as 1
+		{"bbbb3333333O", "", ErrNotFound}, // o reads as 0
 		{"aaaa111", "", new(AmbiguousError)},
 		{"aaaa", "", new(AmbiguousError)},
 		{"cccc", "", ErrNotFound},

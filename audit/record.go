@@ -20,9 +20,26 @@ const (
 	DecisionAllowOnError = "allow-on-error"
 	DecisionAskOnError   = "ask-on-error"
 	DecisionDenyOnError  = "deny-on-error"
+
+	// DecisionUndoTest, DecisionUndoStopTest and DecisionUndoRestore: a
+	// person (through `rewind undo`, the MCP server or the page) started a
+	// failover test from a rewind point, stopped one, or restored VMs to
+	// it and committed the restore.
+	DecisionUndoTest     = "undo-test"
+	DecisionUndoStopTest = "undo-stop-test"
+	DecisionUndoRestore  = "undo-restore"
+	// DecisionUndoFailed: one of those did not happen; Error (and
+	// ZertoError, when Zerto refused or failed) says why.
+	DecisionUndoFailed = "undo-failed"
+
+	// DecisionCheckpoint: a checkpoint taken with no call let through: on
+	// request (the MCP server's zerto_tag_checkpoint), or ahead of a call
+	// that was checked (zerto_check_tool). It is a rewind point; the call,
+	// when it is made, gets a record of its own.
+	DecisionCheckpoint = "checkpoint"
 )
 
-// Record is one hook decision, one line of the log.
+// Record is one hook decision, or one rewind, one line of the log.
 type Record struct {
 	// ID names the record for `rewind undo`; Append fills it when empty.
 	ID string `json:"id"`
@@ -49,13 +66,24 @@ type Record struct {
 	Reason string `json:"reason,omitempty"`
 	// Targets are the VM or host names the call changes, as written in it.
 	Targets []string `json:"targets,omitempty"`
+	// VMs are the Zerto VM names the config maps Targets to ([targets]
+	// aliases, strip_domain), in the same order; left out when every
+	// target is its own name.
+	VMs []string `json:"vms,omitempty"`
 	// Checkpoints are the rewind points taken or awaited for the call, one
 	// per VPG the targets belong to.
 	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
 	// ZertoError is Zerto's own message when Zerto refused or failed.
 	ZertoError string `json:"zerto_error,omitempty"`
+	// ZVMOffsetMS is how far the ZVM's clock was ahead of this machine's
+	// (negative: behind), in milliseconds, as measured for the call: every
+	// Zerto timestamp was compared in ZVM time. Absent when not measured.
+	ZVMOffsetMS *int64 `json:"zvm_offset_ms,omitempty"`
 	// Error is rewind's own failure, when on_error decided.
 	Error string `json:"error,omitempty"`
+	// Rewinds is, on the record of a rewind, the ID of the call it went
+	// back for; empty for a rewind to a bare checkpoint.
+	Rewinds string `json:"rewinds,omitempty"`
 	// ElapsedMS is how long the hook took to decide, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms"`
 }

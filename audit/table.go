@@ -3,64 +3,173 @@ package audit
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 )
 
-// Column widths past which WriteTable cuts a cell, so that one long line
-// does not push the table off the screen.
-const (
-	maxTargetsWidth    = 30
-	maxCheckpointWidth = 56
-	maxExcerptWidth    = 60
-)
+// DefaultTableWidth is the width WriteTable fits its table to.
+const DefaultTableWidth = 100
 
 // timeLayout is the TIME column's format, in local time.
-const timeLayout = "2006-01-02 15:04:05"
+const timeLayout = "01-02 15:04"
 
-// WriteTable writes recs to w as an aligned table for a person, in the order
-// given (Read's order is newest last): ID, TIME (local), DECISION, TOOL,
-// TARGETS, CHECKPOINT (tag and identifier) and EXCERPT, long cells cut short.
-// Every cell is reduced to one line of printable text, because a log file can
-// be edited by hand and must not drive the terminal.
+// Table layout: columns are separated by gap spaces, and a cut column keeps
+// at least minFlexWidth runes.
+const (
+	gap          = 2
+	minFlexWidth = 10
+)
+
+// WriteTable writes recs to w as a table for a person, DefaultTableWidth
+// columns wide; see WriteTableWidth.
 func WriteTable(w io.Writer, recs []Record) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tTIME\tDECISION\tTOOL\tTARGETS\tCHECKPOINT\tEXCERPT")
+	return WriteTableWidth(w, recs, DefaultTableWidth)
+}
+
+// WriteTableWidth writes recs to w as an aligned table for a person, in the
+// order given (Read's order is newest last): ID, TIME (local), DECISION,
+// TARGETS (each as written, and the Zerto VM it maps to), CALL (the
+// command, or the tool and its input) and REASON (the checkpoint of a
+// protected or pending call, else what the host was told). Cells are cut
+// with "…" so that each line fits width columns; the cut falls on the
+// widest of TARGETS, CALL and REASON first. Every cell is reduced to one
+// line of printable text, because a log file can be edited by hand and
+// must not drive the terminal.
+func WriteTableWidth(w io.Writer, recs []Record, width int) error {
+	header := []string{"ID", "TIME", "DECISION", "TARGETS", "CALL", "REASON"}
+	rows := make([][]string, len(recs))
 	for i := range recs {
 		r := &recs[i]
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
-			cell(r.ID, 0),
+		rows[i] = []string{
+			cell(r.ID),
 			formatTime(r.Time),
-			cell(r.Decision, 0),
-			cell(r.Tool, 0),
-			cell(strings.Join(r.Targets, ","), maxTargetsWidth),
-			cell(checkpointCell(r.Checkpoints), maxCheckpointWidth),
-			cell(r.Excerpt, maxExcerptWidth),
-		)
+			cell(r.Decision),
+			cell(targetsCell(r)),
+			cell(callCell(r)),
+			cell(reasonCell(r)),
+		}
+	}
+	// A checkpoint's tag is how a person finds it in Zerto's console: the
+	// REASON column is not cut below the longest one.
+	mins := []int{0, 0, 0, minFlexWidth, minFlexWidth, minFlexWidth}
+	for i := range recs {
+		if cp := checkpointReason(&recs[i]); cp != "" {
+			mins[5] = max(mins[5], utf8.RuneCountInString(cp))
+		}
+	}
+	limits := fitWidths(header, rows, width, mins, 3)
+	tw := tabwriter.NewWriter(w, 0, 0, gap, ' ', 0)
+	for _, row := range append([][]string{header}, rows...) {
+		for j, c := range row {
+			if limits[j] > 0 && utf8.RuneCountInString(c) > limits[j] {
+				c = truncate(c, limits[j])
+			}
+			sep := "\t"
+			if j == len(row)-1 {
+				sep = "\n"
+			}
+			fmt.Fprint(tw, c, sep)
+		}
 	}
 	return tw.Flush()
 }
 
-// checkpointCell names the first checkpoint by tag and identifier, counting
-// the others; a pending one shows its tag alone.
-func checkpointCell(cps []Checkpoint) string {
-	if len(cps) == 0 {
+// fitWidths returns the width limit of each column from flex on (0 for
+// the fixed columns before it) such that the table fits width: the
+// flexible columns are cut to one level, the greatest that fits, so that
+// the widest give way first and narrow ones keep their width; none is cut
+// below its minimum in mins.
+func fitWidths(header []string, rows [][]string, width int, mins []int, flex int) []int {
+	natural := make([]int, len(header))
+	for _, row := range append([][]string{header}, rows...) {
+		for j, c := range row {
+			natural[j] = max(natural[j], utf8.RuneCountInString(c))
+		}
+	}
+	avail := width - gap*(len(header)-1)
+	for j := range flex {
+		avail -= natural[j]
+	}
+	limit := func(j, level int) int { return max(min(natural[j], level), min(natural[j], mins[j])) }
+	fits := func(level int) bool {
+		sum := 0
+		for j := flex; j < len(natural); j++ {
+			sum += limit(j, level)
+		}
+		return sum <= avail
+	}
+	// The greatest level that fits, by bisection over [minFlexWidth, widest].
+	lo, hi := 1, slices.Max(natural[flex:])
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	limits := make([]int, len(header))
+	for j := flex; j < len(limits); j++ {
+		limits[j] = limit(j, lo)
+	}
+	return limits
+}
+
+// targetsCell shows each target as written, with the Zerto VM the config
+// mapped it to when that is another name: "192.168.7.14→app-03".
+func targetsCell(r *Record) string {
+	parts := make([]string, len(r.Targets))
+	for i, t := range r.Targets {
+		parts[i] = t
+		if len(r.VMs) == len(r.Targets) && r.VMs[i] != "" && r.VMs[i] != t {
+			parts[i] += "→" + r.VMs[i]
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// callCell is the command of a shell tool; a tool whose input is not a
+// command is named before its input.
+func callCell(r *Record) string {
+	if r.Excerpt == "" || strings.HasPrefix(r.Excerpt, "{") {
+		return strings.TrimSpace(r.Tool + " " + r.Excerpt)
+	}
+	return r.Excerpt
+}
+
+// reasonCell names the checkpoint of a protected or pending call or of a
+// rewind, else gives the reason the host was told, or rewind's own error.
+func reasonCell(r *Record) string {
+	if cp := checkpointReason(r); cp != "" {
+		return cp
+	}
+	if r.Reason != "" {
+		return strings.TrimPrefix(r.Reason, "rewind: ")
+	}
+	return r.Error
+}
+
+// checkpointReason names the checkpoint of a protected or pending call, or
+// of a rewind to it, by its tag, as Zerto's console shows it, counting the
+// others; --json has their identifiers.
+func checkpointReason(r *Record) string {
+	switch r.Decision {
+	case DecisionProtected, DecisionPending, DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore:
+	default:
 		return ""
 	}
-	cp := cps[0]
-	s := cp.Tag
-	switch {
-	case cp.Identifier != "" && s != "":
-		s += " (" + cp.Identifier + ")"
-	case cp.Identifier != "":
-		s = cp.Identifier
-	case s != "":
-		s += " (pending)"
+	if len(r.Checkpoints) == 0 {
+		return ""
 	}
-	if len(cps) > 1 {
-		s += fmt.Sprintf(" +%d", len(cps)-1)
+	s := r.Checkpoints[0].Tag
+	if s == "" {
+		s = r.Checkpoints[0].Identifier
+	}
+	if n := len(r.Checkpoints); n > 1 {
+		s += fmt.Sprintf(" +%d", n-1)
 	}
 	return s
 }
@@ -72,13 +181,10 @@ func formatTime(t time.Time) string {
 	return t.Local().Format(timeLayout)
 }
 
-// cell makes s one line of printable text without tabs, cut to max runes
-// when max > 0, and "-" when empty so that columns stay readable.
-func cell(s string, max int) string {
+// cell makes s one line of printable text without tabs, and "-" when
+// empty so that columns stay readable.
+func cell(s string) string {
 	s = singleLine(s)
-	if max > 0 && utf8.RuneCountInString(s) > max {
-		s = truncate(s, max)
-	}
 	if s == "" {
 		return "-"
 	}

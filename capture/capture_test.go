@@ -482,8 +482,8 @@ func TestEstimateCadence(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := estimateCadence(tt.cps); got != tt.want {
-				t.Errorf("estimateCadence = %v, want %v", got, tt.want)
+			if got := EstimateCadence(tt.cps); got != tt.want {
+				t.Errorf("EstimateCadence = %v, want %v", got, tt.want)
 			}
 		})
 	}

@@ -52,7 +52,8 @@ type claudeSpecific struct {
 // Encode writes d to w in the output format of host h.
 //
 // The zero Decision writes nothing, because an empty output is how a hook
-// says it has no opinion. Any other Decision is written as exactly one JSON
+// says it has no opinion, except to hosts that want a JSON object in every
+// case (Gemini CLI and Cursor), which get {}. Any other Decision is written as exactly one JSON
 // object followed by a newline, in a single Write, with empty fields left
 // out: a Decision with only a Context carries no permissionDecision, so the
 // person's own permission rules still apply to the call.
@@ -65,17 +66,9 @@ func Encode(w io.Writer, h Host, d Decision) error {
 	default:
 		return fmt.Errorf("invalid permission decision %q", d.Permission)
 	}
-	if d == (Decision{}) {
+	out := encodeHost(h, d)
+	if out == nil {
 		return nil
-	}
-	out := claudeOutput{SystemMessage: d.SystemMessage}
-	if d.Permission != NoOpinion || d.Reason != "" || d.Context != "" {
-		out.HookSpecificOutput = &claudeSpecific{
-			HookEventName:            preToolUse,
-			PermissionDecision:       d.Permission,
-			PermissionDecisionReason: d.Reason,
-			AdditionalContext:        d.Context,
-		}
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
@@ -88,4 +81,21 @@ func Encode(w io.Writer, h Host, d Decision) error {
 		return fmt.Errorf("writing hook output: %w", err)
 	}
 	return nil
+}
+
+// encodeClaude is Claude Code's output for d, nil for the zero Decision.
+func encodeClaude(d Decision) any {
+	if d == (Decision{}) {
+		return nil
+	}
+	out := claudeOutput{SystemMessage: d.SystemMessage}
+	if d.Permission != NoOpinion || d.Reason != "" || d.Context != "" {
+		out.HookSpecificOutput = &claudeSpecific{
+			HookEventName:            preToolUse,
+			PermissionDecision:       d.Permission,
+			PermissionDecisionReason: d.Reason,
+			AdditionalContext:        d.Context,
+		}
+	}
+	return out
 }

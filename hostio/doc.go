@@ -6,11 +6,15 @@
 // [Encode] writes rewind's [Decision] in the shape that host reads from the
 // hook's standard output.
 //
-// Each host speaks its own dialect, named by a [Host]. Only Claude Code is
-// supported today. Its PreToolUse event carries session_id, transcript_path,
-// cwd, permission_mode, hook_event_name, tool_name, tool_input and
-// tool_use_id; its answer is a single JSON object with hookSpecificOutput
-// (permissionDecision, permissionDecisionReason, additionalContext) and a
-// top-level systemMessage. An empty standard output lets the host's normal
-// permission flow go on, which is why the zero [Decision] encodes to nothing.
+// Each host speaks its own dialect, named by a [Host]: Claude Code, Codex
+// CLI, Gemini CLI, Cursor and GitHub Copilot. Events are read with
+// case-sensitive keys, as the hosts write them, and tool names are brought
+// to Claude Code's, so that one policy judges every host: a shell command is
+// "Bash" with {"command"}, and an MCP tool is mcp__SERVER__TOOL. Where a host
+// leaves the server's name ambiguous, [Event.ResolveServers] reads it against
+// the config's servers. Decisions a host cannot express are sent as the
+// nearest stricter one: an "ask" goes to Codex and Gemini CLI as a deny that
+// says a person must approve. For Claude Code, an empty standard output lets
+// the host's normal permission flow go on, which is why the zero [Decision]
+// encodes to nothing; hosts that parse every output get {}.
 package hostio

@@ -38,6 +38,10 @@ type Event struct {
 	ToolUseID string
 	// ToolInput is the tool's input, always a JSON object.
 	ToolInput json.RawMessage
+
+	// mcp is set when the host's tool name leaves an MCP server name to be
+	// read against the config's servers; see ResolveServers.
+	mcp *mcpTool
 }
 
 // Call returns the part of the event the policy judges.
@@ -117,16 +121,18 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, ErrTooLarge
 	}
-	return decodeClaude(data)
+	return decodeHost(h, data)
 }
 
+// claudeFields are the keys of claudeEvent, which checkFieldNames reads
+// in their exact spelling, as the host writes them.
+var claudeFields = []string{"session_id", "transcript_path", "cwd", "permission_mode",
+	"hook_event_name", "tool_name", "tool_input", "tool_use_id"}
+
 func decodeClaude(data []byte) (*Event, error) {
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil, &MalformedError{Reason: "empty input"}
-	}
 	var ce claudeEvent
-	if err := json.Unmarshal(data, &ce); err != nil {
-		return nil, &MalformedError{Reason: jsonReason(err)}
+	if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
+		return nil, err
 	}
 	switch ce.HookEventName {
 	case preToolUse:

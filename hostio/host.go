@@ -1,41 +1,47 @@
 package hostio
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Host names an agent host whose hook protocol rewind speaks.
 type Host string
 
-// Claude is Anthropic's Claude Code.
-const Claude Host = "claude"
+// The hosts rewind speaks to, by the name `rewind hook --host` takes.
+const (
+	// Claude is Anthropic's Claude Code.
+	Claude Host = "claude"
+	// Codex is OpenAI's Codex CLI.
+	Codex Host = "codex"
+	// Gemini is Google's Gemini CLI.
+	Gemini Host = "gemini"
+	// Cursor is the Cursor editor's agent.
+	Cursor Host = "cursor"
+	// Copilot is GitHub Copilot: its CLI and its cloud agent.
+	Copilot Host = "copilot"
+)
 
-// plannedHosts are hosts the design names for later. ParseHost tells them
-// apart from typing mistakes, so a user learns that support is missing rather
-// than that the name is wrong.
-var plannedHosts = map[string]bool{
-	"codex":   true,
-	"gemini":  true,
-	"cursor":  true,
-	"copilot": true,
-}
+// Hosts lists every supported host, Claude Code first.
+var Hosts = []Host{Claude, Codex, Gemini, Cursor, Copilot}
 
 // ParseHost returns the Host named s, as given to `rewind hook --host`.
 func ParseHost(s string) (Host, error) {
-	switch {
-	case s == string(Claude):
-		return Claude, nil
-	case plannedHosts[s]:
-		return "", fmt.Errorf("host %q is not supported yet (supported: %s)", s, Claude)
-	default:
-		return "", fmt.Errorf("unknown host %q (supported: %s)", s, Claude)
+	for _, h := range Hosts {
+		if s == string(h) {
+			return h, nil
+		}
 	}
+	names := make([]string, len(Hosts))
+	for i, h := range Hosts {
+		names[i] = string(h)
+	}
+	return "", fmt.Errorf("unknown host %q (supported: %s)", s, strings.Join(names, ", "))
 }
 
 // checkHost reports an error for a Host value that did not come from
-// ParseHost or the Claude constant.
+// ParseHost or one of the constants.
 func checkHost(h Host) error {
-	if h != Claude {
-		_, err := ParseHost(string(h))
-		return err
-	}
-	return nil
+	_, err := ParseHost(string(h))
+	return err
 }

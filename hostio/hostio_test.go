@@ -85,6 +85,21 @@ var decodeTests = []struct {
 	{name: "PostToolUse", in: `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{},"tool_response":{}}`, wantErr: ErrNotPreToolUse},
 	{name: "Stop", in: `{"hook_event_name":"Stop","stop_hook_active":false}`, wantErr: new(*EventError)},
 	{name: "Lowercase", in: `{"hook_event_name":"pretooluse","tool_name":"Bash","tool_input":{}}`, wantErr: ErrNotPreToolUse},
+	// Keys are read in their exact spelling, as the host reads them: a key
+	// in another case is not the field, and a key twice is ambiguous.
+	{name: "KeyInOtherCaseIgnored", in: `{"TOOL_NAME":"Bash","tool_input":{}}`, wantErr: new(*MalformedError)},
+	{name: "KeyInTwoCases", in: `{"tool_name":"Read","Tool_Name":"Bash","tool_input":{}}`, wantErr: new(*MalformedError)},
+	{name: "KeyTwice", in: `{"tool_name":"Read","tool_input":{},"tool_name":"Bash"}`, wantErr: new(*MalformedError)},
+	{name: "EscapedKeyTwice", in: `{"tool_name":"Read","tool_input":{},"cwd":"/a","cw\u0064":"/b"}`, wantErr: new(*MalformedError)},
+	{name: "KelvinSignIsK", in: `{"hook_event_name":"PreToolUse","hoo\u212a_event_name":"Stop","tool_name":"Read","tool_input":{}}`, wantErr: new(*MalformedError)},
+	{
+		// What is in tool_input is the policy's to judge (it asks about an
+		// ambiguous input): the event itself is well formed.
+		name: "ToolInputKeysInTwoCasesDecoded",
+		in:   `{"tool_name":"Bash","tool_input":{"command":"ssh web-01 sudo reboot","Command":"ls"}}`,
+		want: &Event{HookEventName: "PreToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ssh web-01 sudo reboot","Command":"ls"}`)},
+	},
+	{name: "CwdInOtherCase", in: `{"tool_name":"Read","tool_input":{},"CWD":"/elsewhere"}`, wantErr: new(*MalformedError)},
 }
 
 func TestDecode(t *testing.T) {
@@ -148,6 +163,8 @@ func TestDecodeErrorDetails(t *testing.T) {
 		{`{"tool_name":"Bash"}`, "malformed hook event: no tool_input"},
 		{`{"hook_event_name":"PreToolUse","tool_input":{}}`, "malformed hook event: no tool_name"},
 		{`{"hook_event_name":"SessionStart"}`, `hook event "SessionStart" is not PreToolUse`},
+		{`{"tool_name":"Read","Tool_Name":"Bash","tool_input":{}}`, `malformed hook event: unknown field "Tool_Name" (keys are case-sensitive: tool_name)`},
+		{`{"tool_name":"Read","tool_input":{},"tool_name":"Bash"}`, `malformed hook event: "tool_name" is given twice`},
 	}
 	for _, tt := range tests {
 		_, err := Decode(strings.NewReader(tt.in), Claude)
@@ -220,18 +237,19 @@ func TestDecodeReadError(t *testing.T) {
 }
 
 func TestHosts(t *testing.T) {
+	const supported = "(supported: claude, codex, gemini, cursor, copilot)"
 	tests := []struct {
 		in      string
 		want    Host
 		wantErr string
 	}{
 		{"claude", Claude, ""},
-		{"codex", "", `host "codex" is not supported yet (supported: claude)`},
-		{"gemini", "", `host "gemini" is not supported yet (supported: claude)`},
-		{"cursor", "", `host "cursor" is not supported yet (supported: claude)`},
-		{"copilot", "", `host "copilot" is not supported yet (supported: claude)`},
-		{"Claude", "", `unknown host "Claude" (supported: claude)`},
-		{"", "", `unknown host "" (supported: claude)`},
+		{"codex", Codex, ""},
+		{"gemini", Gemini, ""},
+		{"cursor", Cursor, ""},
+		{"copilot", Copilot, ""},
+		{"Claude", "", `unknown host "Claude" ` + supported},
+		{"", "", `unknown host "" ` + supported},
 	}
 	for _, tt := range tests {
 		got, err := ParseHost(tt.in)
@@ -242,12 +260,12 @@ func TestHosts(t *testing.T) {
 			t.Errorf("ParseHost(%q) error = %q, want %q", tt.in, gotErr, tt.wantErr)
 		}
 	}
-	if _, err := Decode(strings.NewReader(bashEvent), "codex"); err == nil {
-		t.Error("Decode with host codex succeeded")
+	if _, err := Decode(strings.NewReader(bashEvent), "windsurf"); err == nil {
+		t.Error("Decode with host windsurf succeeded")
 	}
 	var buf bytes.Buffer
-	if err := Encode(&buf, "codex", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
-		t.Errorf("Encode with host codex: error %v, wrote %q", err, buf.String())
+	if err := Encode(&buf, "windsurf", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
+		t.Errorf("Encode with host windsurf: error %v, wrote %q", err, buf.String())
 	}
 }
 

@@ -33,6 +33,9 @@ type RuleInfo struct {
 	Name   string
 	Effect Effect
 	Reason string
+	// Conditions are what the rule needs besides its name, as config keys:
+	// "on=remote", `args_any=["-f"]`, "target=host"...
+	Conditions []string
 }
 
 func (r RuleInfo) String() string {
@@ -46,24 +49,55 @@ func (r RuleInfo) String() string {
 }
 
 // Rules returns the effective rules in the order they are tried: the
-// config's, then the catalog's. Servers come last: they apply only when no
-// tool rule does.
+// config's, then the catalog's. Servers come after the tool rules: they
+// apply only when no tool rule does. The rules with writes follow, judged
+// in a pass of their own, and last the rules of the configs that can only
+// tighten (an untrusted project config, a broken config's rules read
+// leniently).
 func (p *Policy) Rules() []RuleInfo {
-	origin := func(catalog bool) string {
-		if catalog {
+	out := p.rules(originName(p.cfg), len(p.cfg.Servers))
+	for i, t := range p.tighten {
+		origin := originName(p.cfg.Tighten[i])
+		if p.cfg.Tighten[i].loose {
+			origin += " (broken: asks every call its rules could match)"
+		} else {
+			origin += " (untrusted: can only tighten)"
+		}
+		out = append(out, t.rules(origin, len(t.servers))...)
+	}
+	return out
+}
+
+func (p *Policy) rules(own string, ownServers int) []RuleInfo {
+	origin := func(label string) string {
+		if strings.HasPrefix(label, catalogOrigin+":") {
 			return catalogOrigin
 		}
-		return originName(p.cfg)
+		return own
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(strings.HasPrefix(c.label, catalogOrigin+":")), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(strings.HasPrefix(t.label, catalogOrigin+":")), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
 	}
 	for i, s := range p.servers {
-		out = append(out, RuleInfo{Kind: "server", Origin: origin(i >= len(p.cfg.Servers)), Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
+		o := own
+		if i >= ownServers {
+			o = catalogOrigin
+		}
+		out = append(out, RuleInfo{Kind: "server", Origin: o, Name: "server " + s, Effect: Ask, Reason: "a tool in a guarded server that no rule lists"})
+	}
+	for _, w := range p.writes {
+		var cond []string
+		if w.cmd != nil {
+			cond = commandConditions(w.cmd.src)
+		} else {
+			cond = toolConditions(w.tool.src)
+		}
+		cond = append(cond, "writes="+list(w.rawGlobs()))
+		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Effect: w.effect(), Reason: w.reason(), Conditions: cond})
 	}
 	return out
 }

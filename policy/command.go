@@ -588,6 +588,9 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			}
 		}
 	case s.remote:
+		if runTimeHost(s.host) {
+			return targets, true
+		}
 		targets = addUnique(targets, s.host)
 	case len(pos) > 0:
 		last := pos[len(pos)-1]

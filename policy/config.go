@@ -35,6 +35,25 @@ type Config struct {
 	Tools             []ToolRule
 	Commands          []CommandRule
 	Tests             []TestCase
+
+	// Sources are the files the config was made of, the user's first;
+	// Find fills it in.
+	Sources []Source
+	// OwnFiles are the files and folders that are rewind's own where this
+	// config was found: the config files in use, the user config, the
+	// state folder. A write to one of them is asked, whatever the rules
+	// say (see Find).
+	OwnFiles []string
+	// Home is the user's home folder, which ~ and $HOME stand for in the
+	// files a command writes; Find fills it in.
+	Home string
+	// Tighten are configs whose rules may only make a call's verdict
+	// stricter: untrusted project configs, and the ask-everything-it-could
+	// rules of a config that failed to load.
+	Tighten []*Config
+	// loose marks the rules of a config that failed to load, read
+	// leniently (see looseRules).
+	loose bool
 }
 
 // ZertoConfig holds the [zerto] table as written in the file. The
@@ -83,7 +102,7 @@ type ServerRule struct {
 
 // ToolRule judges a non-shell tool call.
 type ToolRule struct {
-	// Name is a glob on the host's tool name.
+	// Name is a glob on the host's tool name, alternatives joined by "|".
 	Name   string
 	Effect Effect
 	// VMArg names the VM in the tool input: a key or a JSON pointer
@@ -98,7 +117,17 @@ type ToolRule struct {
 	// PayloadContains are phrases, any of which must occur in the text the
 	// tool writes, case-insensitively.
 	PayloadContains []string
-	Reason          string
+	// Writes are globs on the files the call writes ("**" spans folders),
+	// matched ignoring case, also after following symbolic links. A rule
+	// with Writes is judged in a pass of its own, after the rules without:
+	// no rule that lets a tool or command through hides a write to a
+	// guarded file. Only a rule of the same pass, before it, can.
+	Writes []string
+	Reason string
+	// InputEquals are values the input must hold for the rule to apply:
+	// key (or JSON pointer) to value, compared exactly with a string, or
+	// with the JSON text of a number or boolean.
+	InputEquals map[string]string
 }
 
 // CommandRule judges a shell invocation, or a PowerShell cmdlet when
@@ -135,7 +164,11 @@ type CommandRule struct {
 	// RequireTarget makes the rule apply only when Target finds a target
 	// (or a word that is decided at run time).
 	RequireTarget bool
-	Reason        string
+	// Writes are globs on the files the command writes: by an output
+	// redirection, or as the output of a command known to write files
+	// (tee, cp, mv, sed -i, dd of=...). See ToolRule.Writes.
+	Writes []string
+	Reason string
 	// Sample is the command the self-test matrix uses for the rule; when
 	// empty one is built from the rule.
 	Sample string
@@ -349,7 +382,10 @@ type fileTool struct {
 	RequireTarget   bool       `toml:"require_target"`
 	Paths           []globText `toml:"paths"`
 	PayloadContains []string   `toml:"payload_contains"`
+	Writes          []globText `toml:"writes"`
 	Reason          string     `toml:"reason"`
+
+	InputEquals map[string]string `toml:"input_equals"`
 }
 
 type fileCommand struct {
@@ -366,6 +402,7 @@ type fileCommand struct {
 	Target          targetText `toml:"target"`
 	TargetSplit     string     `toml:"target_split"`
 	RequireTarget   bool       `toml:"require_target"`
+	Writes          []globText `toml:"writes"`
 	Reason          string     `toml:"reason"`
 	Sample          string     `toml:"sample"`
 }
@@ -589,10 +626,22 @@ func (v *validator) tool(i int, t *fileTool) ToolRule {
 		VMArg:           t.VMArg.v,
 		RequireTarget:   t.RequireTarget,
 		PayloadContains: t.PayloadContains,
+		InputEquals:     t.InputEquals,
 		Reason:          t.Reason,
+	}
+	for k := range t.InputEquals {
+		if k == "" || k == "/" {
+			v.fail("tool", i, "input_equals", "empty key (want an input key or a JSON pointer such as /spec/mode)")
+		}
 	}
 	for _, p := range t.Paths {
 		r.Paths = append(r.Paths, p.v)
+	}
+	for _, p := range t.Writes {
+		r.Writes = append(r.Writes, p.v)
+	}
+	if len(r.Writes) > 0 && t.Effect != nil && *t.Effect == Protect {
+		v.fail("tool", i, "writes", "a rule on written files cannot protect: a file is not a VM")
 	}
 	if t.Name == nil {
 		v.fail("tool", i, "", "missing key name (a glob on the tool name)")
@@ -632,6 +681,15 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 	}
 	for _, p := range c.Cmdlets {
 		r.Cmdlets = append(r.Cmdlets, p.v)
+	}
+	for _, p := range c.Writes {
+		r.Writes = append(r.Writes, p.v)
+	}
+	if len(r.Writes) > 0 && len(c.Cmdlets) > 0 {
+		v.fail("command", i, "writes", "applies to match, not cmdlets")
+	}
+	if len(r.Writes) > 0 && c.Effect != nil && *c.Effect == Protect {
+		v.fail("command", i, "writes", "a rule on written files cannot protect: a file is not a VM")
 	}
 	switch {
 	case r.Match == "" && len(r.Cmdlets) == 0:

@@ -33,6 +33,8 @@ var parseErrorTests = []struct {
 	{"bad url", "[zerto]\nurl = \"zvm.lab.local\"\n", "c.toml:2: zerto.url: want an http or https URL"},
 	{"tool protect without vm_arg", "[[tool]]\nname = \"mcp__x__y\"\neffect = \"protect\"\n", "c.toml:3: tool.effect: protect needs vm_arg"},
 	{"tool bad path glob", "[[tool]]\nname = \"Write\"\neffect = \"deny\"\npaths = [\"src/[\"]\n", `c.toml:4: tool.paths: bad pattern "src/["`},
+	{"tool empty input_equals key", "[[tool]]\nname = \"x\"\neffect = \"none\"\ninput_equals = { \"\" = \"a\" }\n", "c.toml:4: tool.input_equals: empty key"},
+	{"tool input_equals not a string", "[[tool]]\nname = \"x\"\neffect = \"none\"\ninput_equals = { mode = true }\n", "c.toml:4: tool.input_equals"},
 	{"test without expect", "[[test]]\ncommand = \"ls\"\n", "c.toml:1: test: missing key expect"},
 	{"test bad input", "[[test]]\ntool = \"x\"\ninput = \"[1]\"\nexpect = \"none\"\n", "c.toml:3: test.input: want a JSON object"},
 	{"syntax error", "[[command]\n", "c.toml:1: "},
@@ -128,21 +130,23 @@ func TestDiscover(t *testing.T) {
 			return ""
 		}
 	}
-	check := func(name, flag, cwd string, getenv func(string) string, want string) {
+	check := func(name, flag, cwd string, getenv func(string) string, wantUser, wantProject string) {
 		t.Helper()
-		got, err := Discover(flag, cwd, getenv)
-		if err != nil || got != want {
-			t.Errorf("%s: got %q, %v, want %q", name, got, err, want)
+		user, project, err := Discover(flag, cwd, getenv)
+		if err != nil || user != wantUser || project != wantProject {
+			t.Errorf("%s: got %q, %q, %v, want %q, %q", name, user, project, err, wantUser, wantProject)
 		}
 	}
-	check("nothing", "", deep, env("HOME", home), "")
+	check("nothing", "", deep, env("HOME", home), "", "")
 	write(userFile)
-	check("user config", "", deep, env("HOME", home), userFile)
-	check("XDG_CONFIG_HOME", "", deep, env("HOME", root, "XDG_CONFIG_HOME", filepath.Join(home, ".config")), userFile)
+	check("user config", "", deep, env("HOME", home), userFile, "")
+	check("XDG_CONFIG_HOME", "", deep, env("HOME", root, "XDG_CONFIG_HOME", filepath.Join(home, ".config")), userFile, "")
 	write(projectFile)
-	check("project upwards", "", deep, env("HOME", home), projectFile)
-	check("env", "", deep, env("HOME", home, "REWIND_CONFIG", "/etc/rewind.toml"), "/etc/rewind.toml")
-	check("flag", "/x.toml", deep, env("REWIND_CONFIG", "/etc/rewind.toml"), "/x.toml")
+	check("project upwards, with the user config", "", deep, env("HOME", home), userFile, projectFile)
+	check("env", "", deep, env("HOME", home, "REWIND_CONFIG", "/etc/rewind.toml"), "/etc/rewind.toml", projectFile)
+	check("flag", "/x.toml", deep, env("REWIND_CONFIG", "/etc/rewind.toml"), "/x.toml", projectFile)
+	check("flag naming the project file", projectFile, deep, env(), projectFile, "")
+	check("no cwd", "", "", env("HOME", home), userFile, "")
 }
 
 func FuzzParse(f *testing.F) {

@@ -15,62 +15,6 @@ import (
 // call's directory upwards.
 const ProjectFile = ".rewind.toml"
 
-// Find discovers the config file (see Discover) and loads it: the built-in
-// defaults when there is none.
-func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
-	path, err := Discover(flagPath, cwd, getenv)
-	if err != nil {
-		return nil, err
-	}
-	return Load(path)
-}
-
-// Discover returns the config file to use: flagPath (--config) when set,
-// else $REWIND_CONFIG, else the nearest .rewind.toml from cwd upwards, else
-// rewind/config.toml in the user's config folder. It returns "" when none
-// exists. An explicitly named file is returned even when it does not exist,
-// so that loading it reports the mistake. getenv is os.Getenv outside
-// tests.
-func Discover(flagPath, cwd string, getenv func(string) string) (string, error) {
-	if flagPath != "" {
-		return flagPath, nil
-	}
-	if p := getenv("REWIND_CONFIG"); p != "" {
-		return p, nil
-	}
-	if cwd != "" {
-		dir, err := filepath.Abs(cwd)
-		if err != nil {
-			return "", fmt.Errorf("finding config: %w", err)
-		}
-		for {
-			p := filepath.Join(dir, ProjectFile)
-			ok, err := isFile(p)
-			if err != nil {
-				return "", err
-			}
-			if ok {
-				return p, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	dir := userConfigDir(getenv)
-	if dir == "" {
-		return "", nil
-	}
-	p := filepath.Join(dir, "rewind", "config.toml")
-	ok, err := isFile(p)
-	if err != nil || !ok {
-		return "", err
-	}
-	return p, nil
-}
-
 func isFile(p string) (bool, error) {
 	fi, err := os.Stat(p)
 	switch {

@@ -9,10 +9,19 @@
 // written, which capture resolves to Zerto VMs through [TargetsConfig]) and
 // the rule and reason, with a [Match] per piece for `rewind explain`.
 //
-// Rules come from the user's config file ([Discover], [Load]) followed by
-// the built-in catalog ([Catalog]), which is a config file of the same
-// format. Within a list the first matching rule wins; the pieces of a call
-// combine as deny > ask > protect > none.
+// Rules come from the user's config file followed by the built-in catalog
+// ([Catalog]), which is a config file of the same format. Within a list the
+// first matching rule wins; the pieces of a call combine as deny > ask >
+// protect > none. [Find] adds the project's .rewind.toml: laid over the
+// user's config when `rewind trust` recorded its content ([Trust]), else
+// judging beside it, where only its stricter verdicts and settings count
+// ([Config.Tighten]). A config that fails to load leaves its rules behind
+// as rules that ask every call they could match ([Fallback]).
+//
+// Rules with writes judge the files a call writes (redirections, file
+// tools, commands such as tee, cp or sed -i) in a pass of their own; the
+// catalog's guard rewind's own files and the host settings that run it.
+// A tool input that holds a key twice, in any case, is asked.
 //
 // Command rules name the command's words (match), with options between the
 // words skipped, or PowerShell cmdlets (cmdlets) found in the code given to

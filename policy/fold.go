@@ -14,6 +14,11 @@ const maxListed = 1000
 // their cmdlets) first, then dynamic commands, then unparsed parts.
 type fold struct {
 	p *Policy
+	// dir is the folder the next command runs in, as far as known.
+	dir string
+	// ruledOnly keeps only the matches a rule judged: the fold of a
+	// policy of Config.Tighten, which only adds to another's verdict.
+	ruledOnly bool
 	// sections are the invocations, the dynamic commands and the
 	// unparsed parts.
 	sections    [3]section
@@ -22,7 +27,8 @@ type fold struct {
 
 // section is the combined verdict of the matches of one kind, in order.
 type section struct {
-	effect  Effect
+	ruledOnly bool
+	effect    Effect
 	decided *Match
 	targets []string
 	seen    map[string]struct{}
@@ -30,6 +36,9 @@ type section struct {
 }
 
 func (s *section) add(m Match) {
+	if s.ruledOnly && m.Rule == "" {
+		return
+	}
 	if m.Effect > s.effect || s.decided == nil && m.Rule != "" {
 		s.effect = m.Effect
 		d := m
@@ -58,32 +67,41 @@ func (f *fold) add(x shell.Finding) {
 		if len(f.invocations) < maxListed {
 			f.invocations = append(f.invocations, *x.Invocation)
 		}
-		f.p.judgeInvocation(x.Invocation, f.sections[0].add)
+		f.p.judgeInvocation(x.Invocation, &f.dir, f.section(0).add)
 	case x.Dynamic != nil:
-		f.sections[1].add(f.p.judgeUnknown(x))
+		f.section(1).add(f.p.judgeUnknown(x))
 	case x.Unparsed != nil:
-		f.sections[2].add(f.p.judgeUnknown(x))
+		f.section(2).add(f.p.judgeUnknown(x))
 	}
 }
 
-// verdict combines the sections as combine does their matches in order:
-// the first match with the most severe effect decides, or, when none has
-// an effect, the first with a rule.
-func (f *fold) verdict() Verdict {
+func (f *fold) section(i int) *section {
+	s := &f.sections[i]
+	s.ruledOnly = f.ruledOnly
+	return s
+}
+
+// verdictOf combines the sections of folds, in order, as combine does
+// their matches: the first match with the most severe effect decides, or,
+// when none has an effect, the first with a rule. The first fold's
+// invocations are listed.
+func verdictOf(folds []*fold) Verdict {
 	var v Verdict
 	var decided *Match
-	for i := range f.sections {
-		s := &f.sections[i]
-		if s.decided != nil && (s.effect > v.Effect || decided == nil) {
-			v.Effect, decided = s.effect, s.decided
+	for _, f := range folds {
+		for i := range f.sections {
+			s := &f.sections[i]
+			if s.decided != nil && (s.effect > v.Effect || decided == nil) {
+				v.Effect, decided = s.effect, s.decided
+			}
+			v.Targets = append(v.Targets, s.targets...)
+			v.Matches = append(v.Matches, s.matches...)
 		}
-		v.Targets = append(v.Targets, s.targets...)
-		v.Matches = append(v.Matches, s.matches...)
 	}
 	v.Targets = uniq(v.Targets)
 	if decided != nil {
 		v.Rule, v.Reason = decided.Rule, decided.Reason
 	}
-	v.Invocations = f.invocations
+	v.Invocations = folds[0].invocations
 	return v
 }

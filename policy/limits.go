@@ -10,8 +10,8 @@ import (
 // pastLimit judges text the shell analysis left alone because it is past
 // one of its limits (nesting too deep to follow). Unlike a syntax error,
 // such text may well run, and any command could hide in it: like a command
-// decided at run time it gets ask wherever a deny or protect rule applies,
-// unless a rule it matches as written asks for more.
+// decided at run time it gets ask wherever a deny, ask or protect rule
+// applies, unless a rule it matches as written asks for more.
 func (p *Policy) pastLimit(u *shell.Unparsed) Match {
 	remote := u.Host != "" || viaSSH(u.Via)
 	m := p.unknown(KindUnparsed, u.Text, u.Err, u.Host, remote, u.Via, false)
@@ -19,9 +19,9 @@ func (p *Policy) pastLimit(u *shell.Unparsed) Match {
 		return m
 	}
 	for _, r := range p.commands {
-		if (r.src.Effect == Deny || r.src.Effect == Protect) && r.at(remote) {
+		if r.src.Effect != None && r.at(remote) {
 			m.Effect, m.Rule = Ask, r.label
-			m.Reason = fmt.Sprintf("part of the command is past a limit of the analysis (%s) and could hold any command, which a deny or protect rule could match", u.Err)
+			m.Reason = fmt.Sprintf("part of the command is past a limit of the analysis (%s) and could hold any command, which a deny, ask or protect rule could match", u.Err)
 			return m
 		}
 	}

@@ -3,6 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,6 +27,16 @@ type Policy struct {
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
 	aliases map[string][]subAlias
+	// writes are the rules with writes, judged in a pass of their own.
+	writes []*writeRule
+	// ownGlobs are rewind's own files where it runs, as globs in lower
+	// case (see OwnFilesGlob).
+	ownGlobs []string
+	// home expands ~ and $HOME in the files a command writes.
+	home string
+	// tighten are the policies of Config.Tighten: each judges a call
+	// too, and its verdict counts only where it is stricter.
+	tighten []*Policy
 }
 
 type originTest struct {
@@ -34,6 +46,10 @@ type originTest struct {
 
 // Origins of rules, as shown in Verdict.Rule and Rules.
 const catalogOrigin = "catalog"
+
+// ambiguousRule names the built-in check that asks about an ambiguous tool
+// input.
+const ambiguousRule = "catalog:ambiguous input"
 
 // New compiles cfg's rules followed by the catalog's. A nil cfg means the
 // defaults.
@@ -55,6 +71,9 @@ func New(cfg *Config) (*Policy, error) {
 	p.tools = append(user.tools, cat.tools...)
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = append(user.tests, cat.tests...)
+	p.writes = append(user.writes, cat.writes...)
+	p.home = cfg.Home
+	p.ownGlobs = ownFileGlobs(cfg.OwnFiles)
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
 	p.valueOpts = cat.valueOpts
@@ -76,7 +95,66 @@ func New(cfg *Config) (*Policy, error) {
 			}
 		}
 	}
+	for _, tc := range cfg.Tighten {
+		t, err := p.compileTighten(tc)
+		if err != nil {
+			return nil, err
+		}
+		p.tighten = append(p.tighten, t)
+		p.tests = append(p.tests, t.tests...)
+	}
 	return p, nil
+}
+
+// compileTighten compiles a config whose rules may only make verdicts
+// stricter. Its value options and subcommand aliases apply to its own
+// rules alone: an untrusted config must not change how the user's and
+// the catalog's rules read a command.
+func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
+	label := filepath.Base(originName(tc))
+	t, err := compile(tc, label)
+	if err != nil {
+		return nil, err
+	}
+	t.byName, t.unnamed = indexRules(t.commands)
+	t.home, t.ownGlobs = p.home, p.ownGlobs
+	t.valueOpts = make(map[string][]string)
+	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
+		for k, v := range m {
+			t.valueOpts[k] = append(t.valueOpts[k], v...)
+		}
+	}
+	t.aliases = make(map[string][]subAlias)
+	for k, v := range p.aliases {
+		t.aliases[k] = append(t.aliases[k], v...)
+	}
+	for cmd, list := range tc.SubcommandAliases {
+		for from, to := range list {
+			t.aliases[cmd] = append(t.aliases[cmd], subAlias{strings.Fields(from), strings.Fields(to)})
+		}
+	}
+	return t, nil
+}
+
+// writeLabel names a rule with writes: "any command writes", "gh
+// writes", "tool Write writes" (a long list of tool names shortened).
+func writeLabel(origin, name, kind string) string {
+	switch {
+	case name == "*" && kind == "command":
+		name = "any command"
+	case name == "*":
+		name = "any tool"
+	case kind == "tool":
+		if first, _, more := strings.Cut(name, "|"); more {
+			name = first + "|..."
+		}
+		name = "tool " + name
+	}
+	label := name + " writes"
+	if origin != "" {
+		label = origin + ":" + label
+	}
+	return label
 }
 
 // subAlias is a subcommand alias: words that stand for as many others.
@@ -90,10 +168,21 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: command rule %d: %w", originName(cfg), i+1, err)
 		}
+		if len(r.Writes) > 0 {
+			c.label = writeLabel(origin, r.Match, "command")
+			p.writes = append(p.writes, &writeRule{cmd: c, globs: lowerGlobs(r.Writes), own: slices.Contains(r.Writes, OwnFilesGlob)})
+			continue
+		}
 		p.commands = append(p.commands, c)
 	}
 	for _, r := range cfg.Tools {
-		p.tools = append(p.tools, compileTool(r, origin))
+		t := compileTool(r, origin)
+		if len(r.Writes) > 0 {
+			t.label = writeLabel(origin, r.Name, "tool")
+			p.writes = append(p.writes, &writeRule{tool: t, globs: lowerGlobs(r.Writes), own: slices.Contains(r.Writes, OwnFilesGlob)})
+			continue
+		}
+		p.tools = append(p.tools, t)
 	}
 	for _, s := range cfg.Servers {
 		p.servers = append(p.servers, s.Name)
@@ -131,33 +220,73 @@ func IsShellTool(name string) bool {
 }
 
 // Classify judges a tool call: for a shell tool the commands its "command"
-// input would run, for any other tool the tool rules.
+// input would run, for any other tool the tool rules. The rules with
+// writes judge the files the call writes in a pass of their own, and the
+// policies of Config.Tighten judge the call too: the strictest verdict
+// wins.
+//
+// An input that holds a key twice in one object, in any case, is asked:
+// the host reads one spelling and a rule could read the other.
 func (p *Policy) Classify(c Call) Verdict {
+	if what := ambiguousKey(c.Input); what != "" {
+		m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
+			Reason: "the tool input is ambiguous: " + what + ", so the host may run another call than the one judged"}
+		return combine([]Match{m})
+	}
 	if IsShellTool(c.Tool) {
 		cmd, err := shellCommand(c.Input)
 		if err != nil {
 			return Verdict{Effect: Ask, Rule: "tool " + c.Tool, Reason: "cannot read the command: " + err.Error()}
 		}
-		return p.ClassifyCommand(cmd)
+		return p.classifyCommand(cmd, c.Cwd)
 	}
-	return p.classifyTool(c)
+	in := decodeToolInput(c.Input, c.Cwd)
+	v, listed := p.classifyTool(c, &in)
+	for _, t := range p.tighten {
+		tv, tl := t.classifyTool(c, &in)
+		v, listed = stricter(v, tv), listed || tl
+	}
+	if !listed {
+		v = stricter(v, p.unlistedTool(c.Tool))
+	}
+	return v
+}
+
+// stricter combines the verdicts of two policies on one call: the more
+// severe effect of each piece wins.
+func stricter(v, t Verdict) Verdict {
+	matches := append([]Match(nil), v.Matches...)
+	for _, m := range t.Matches {
+		// A piece no rule of t judged adds nothing to explain.
+		if m.Rule != "" {
+			matches = append(matches, m)
+		}
+	}
+	if len(matches) == len(v.Matches) {
+		return v
+	}
+	out := combine(matches)
+	out.Invocations = v.Invocations
+	return out
 }
 
 // shellCommand reads a shell tool's command: a string, or an argv array as
 // some hosts send it.
+//
+// The key is read in its exact spelling, as the host reads it: a map, not
+// a struct, whose fields encoding/json matches in any case.
 func shellCommand(input json.RawMessage) (string, error) {
-	var in struct {
-		Command json.RawMessage `json:"command"`
-	}
+	var in map[string]json.RawMessage
 	if err := json.Unmarshal(input, &in); err != nil {
 		return "", fmt.Errorf("input is not a JSON object")
 	}
+	command := in["command"]
 	var s string
-	if json.Unmarshal(in.Command, &s) == nil {
+	if json.Unmarshal(command, &s) == nil {
 		return s, nil
 	}
 	var argv []string
-	if json.Unmarshal(in.Command, &argv) == nil && len(argv) > 0 {
+	if json.Unmarshal(command, &argv) == nil && len(argv) > 0 {
 		words := make([]string, len(argv))
 		for i, a := range argv {
 			words[i] = shellQuote(a)
@@ -167,34 +296,65 @@ func shellCommand(input json.RawMessage) (string, error) {
 	return "", fmt.Errorf("no command string in the input")
 }
 
-// ClassifyCommand judges a shell command string.
+// ClassifyCommand judges a shell command string run in no known folder.
 func (p *Policy) ClassifyCommand(cmd string) Verdict {
-	f := &fold{p: p}
-	shell.Scan(cmd, f.add)
-	return f.verdict()
+	return p.classifyCommand(cmd, "")
 }
 
-func (p *Policy) classifyAnalysis(a *shell.Analysis) Verdict {
-	f := &fold{p: p}
-	for i := range a.Invocations {
-		f.add(shell.Finding{Invocation: &a.Invocations[i]})
-	}
-	for i := range a.Dynamic {
-		f.add(shell.Finding{Dynamic: &a.Dynamic[i]})
-	}
-	for i := range a.Unparsed {
-		f.add(shell.Finding{Unparsed: &a.Unparsed[i]})
-	}
-	return f.verdict()
+// classifyCommand judges a command run in cwd, by this policy and the
+// policies of Config.Tighten. The analysis streams: each policy judges its
+// findings as they come, keeping only what its verdict needs.
+func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
+	folds := p.folds(cwd)
+	shell.Scan(cmd, func(x shell.Finding) {
+		for _, f := range folds {
+			f.add(x)
+		}
+	})
+	return verdictOf(folds)
 }
 
-// judgeInvocation judges an invocation and, for PowerShell, the cmdlets of
-// its code.
-func (p *Policy) judgeInvocation(inv *shell.Invocation, add func(Match)) {
+// classifyAnalysis judges a whole analysis, as classifyCommand judges the
+// analysis it streams.
+func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
+	folds := p.folds(cwd)
+	for _, f := range folds {
+		for i := range a.Invocations {
+			f.add(shell.Finding{Invocation: &a.Invocations[i]})
+		}
+		for i := range a.Dynamic {
+			f.add(shell.Finding{Dynamic: &a.Dynamic[i]})
+		}
+		for i := range a.Unparsed {
+			f.add(shell.Finding{Unparsed: &a.Unparsed[i]})
+		}
+	}
+	return verdictOf(folds)
+}
+
+// folds returns the folds of this policy and of the policies of
+// Config.Tighten, whose pieces count only where a rule of theirs judged.
+func (p *Policy) folds(cwd string) []*fold {
+	folds := []*fold{{p: p, dir: cwd}}
+	for _, t := range p.tighten {
+		folds = append(folds, &fold{p: t, dir: cwd, ruledOnly: true})
+	}
+	return folds
+}
+
+// judgeInvocation judges an invocation run in *dir, which it moves on past
+// a cd, and, for PowerShell, the cmdlets of its code.
+func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Match)) {
 	s := fromInvocation(inv)
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
 	m := p.judge(&s)
+	if !s.remote {
+		// The files a command writes are judged from the folder it
+		// runs in, which the cd before it decides.
+		m = p.judgeCommandWrites(&s, m, *dir)
+		*dir = changeDir(&s, *dir)
+	}
 	m.Kind = KindInvocation
 	m.Source = s.text()
 	add(m)
@@ -276,6 +436,8 @@ func (p *Policy) judge(s *subject) Match {
 		m.Effect, m.Rule, m.Reason, m.Targets = r.src.Effect, r.label, r.src.Reason, targets
 		if m.Effect == Protect {
 			switch {
+			case unknown && s.remote && runTimeHost(s.host):
+				m.Effect, m.Reason = Ask, runTimeHostReason(s.host)
 			case unknown:
 				m.Effect, m.Reason = Ask, "a target of the rule is decided at run time"
 			case len(targets) == 0:
@@ -305,8 +467,8 @@ func couldMatch(m Match, r *commandRule) Match {
 // at run time (dynamic) or text it could not parse. A rule that matches
 // every command at that place (the remote catch-all) applies to it as to
 // any command. Otherwise a dynamic name could be any command, so it gets
-// ask when some deny or protect rule applies there; unparsed text gets ask
-// only when one of its words is the command a deny or protect rule names.
+// ask when some deny, ask or protect rule applies there; unparsed text gets
+// ask only when one of its words is the command such a rule names.
 func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, via []string, psDynamic bool) Match {
 	m := Match{Kind: kind, Source: source, Via: via}
 	if remote {
@@ -323,6 +485,9 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		if m.Effect == Protect && len(targets) == 0 {
 			m.Effect = Ask
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and the rule found no target in the call"
+			if remote && runTimeHost(host) {
+				m.Reason = unknownWhat(kind, source, parseErr) + ", and " + runTimeHostReason(host)
+			}
 		}
 		return m
 	}
@@ -331,12 +496,12 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		words = newWordSet(source)
 	}
 	for _, r := range p.commands {
-		if r.src.Effect != Deny && r.src.Effect != Protect || !r.at(remote) {
+		if r.src.Effect == None || !r.at(remote) {
 			continue
 		}
 		if kind == KindDynamic {
 			m.Effect, m.Rule = Ask, r.label
-			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny or protect rule could match it"
+			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny, ask or protect rule could match it"
 			return m
 		}
 		if w, ok := words.names(r); ok {
@@ -380,15 +545,18 @@ func combine(matches []Match) Verdict {
 	return v
 }
 
-func (p *Policy) classifyTool(c Call) Verdict {
-	in := decodeToolInput(c.Input, c.Cwd)
+// classifyTool judges a tool call by the tool rules, and the files it
+// writes by the rules with writes. listed reports whether a tool rule
+// matched, which keeps a guarded server's "ask" for its unlisted tools
+// away (see unlistedTool).
+func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	m := Match{Kind: KindTool, Source: c.Tool}
 	snake := snakeCase(c.Tool)
 	for _, t := range p.tools {
-		if !t.match(c.Tool, snake, &in) {
+		if !t.match(c.Tool, snake, in) {
 			continue
 		}
-		targets := t.targets(&in)
+		targets := t.targets(in)
 		if t.src.RequireTarget && len(targets) == 0 {
 			continue
 		}
@@ -396,11 +564,30 @@ func (p *Policy) classifyTool(c Call) Verdict {
 		if m.Effect == Protect && len(targets) == 0 {
 			m.Effect, m.Reason = Ask, "the rule found no target in the call"
 		}
-		return combine([]Match{m})
+		listed = true
+		break
 	}
-	if server, ok := mcpServer(c.Tool); ok {
-		for _, s := range p.servers {
-			if s == server {
+	wm, ok := p.judgeWrites(p.writes, toolWrites(in), c.Cwd, func(r *writeRule) bool {
+		return r.tool != nil && r.tool.match(c.Tool, snake, in)
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		// A rule on the files written does not list the tool: a guarded
+		// server still asks about it.
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return combine([]Match{m}), listed
+}
+
+// unlistedTool asks about a tool of a guarded server that no rule lists.
+func (p *Policy) unlistedTool(tool string) Verdict {
+	m := Match{Kind: KindTool, Source: tool}
+	if server, ok := mcpServer(tool); ok {
+		servers := [][]string{p.servers}
+		for _, t := range p.tighten {
+			servers = append(servers, t.servers)
+		}
+		for _, list := range servers {
+			if slices.Contains(list, server) {
 				m.Effect, m.Rule = Ask, "server "+server
 				m.Reason = "a tool in a guarded server that no rule lists"
 				break
@@ -408,4 +595,21 @@ func (p *Policy) classifyTool(c Call) Verdict {
 		}
 	}
 	return combine([]Match{m})
+}
+
+// judgeCommandWrites is the pass of the rules with writes over the files
+// a local command writes; the rule that matches decides when it is
+// stricter than m, the verdict of the other rules.
+func (p *Policy) judgeCommandWrites(s *subject, m Match, cwd string) Match {
+	wm, ok := p.judgeWrites(p.writes, writtenFiles(s), cwd, func(r *writeRule) bool {
+		if r.cmd == nil {
+			return false
+		}
+		_, ok := r.cmd.match(s, false)
+		return ok
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return m
 }

@@ -27,6 +27,13 @@ reason = "no closing of topics in code"
 name = "mcp__lab__power"
 effect = "protect"
 vm_arg = "/spec/vms|vm"
+[[tool]]
+name = "mcp__lab__apply"
+input_equals = { mode = "dry-run", "/opts/force" = "false", retries = "0" }
+effect = "none"
+[[tool]]
+name = "mcp__lab__apply"
+effect = "ask"
 
 [[command]]
 match = "gh issue create"
@@ -165,6 +172,18 @@ func TestClassifyTool(t *testing.T) {
 		{"Bash", `{"command":["govc","vm.destroy","web-01"]}`, "", Deny, nil},
 		{"Bash", `not json`, "", Ask, nil},
 		{"Read", `{"file_path":"/etc/passwd"}`, "", None, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":false},"retries":0}`, "", None, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":false},"retries":0,"other":1}`, "", None, nil},
+		{"mcp__lab__apply", `{"mode":"apply","opts":{"force":false},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"Dry-Run","opts":{"force":false},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run ","opts":{"force":false},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":true},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":"false"},"retries":0}`, "", None, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":false},"retries":0.0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":["dry-run"],"opts":{"force":false},"retries":0}`, "", Ask, nil},
+		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":false}}`, "", Ask, nil},
+		{"mcp__lab__apply", `not json`, "", Ask, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.tool+tt.input, func(t *testing.T) {
@@ -199,7 +218,7 @@ func TestHandBuilt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := p.classifyAnalysis(&tt.a)
+			v := p.classifyAnalysis(&tt.a, "")
 			if v.Effect != tt.want {
 				t.Errorf("got %s (%s: %s), want %s", v.Effect, v.Rule, v.Reason, tt.want)
 			}

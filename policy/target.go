@@ -121,3 +121,45 @@ func stripPort(s string) string {
 	}
 	return s
 }
+
+// runTimeHost reports whether a host, as the shell analysis reports it, is
+// known only at run time. The analysis gives such a host as its source text
+// ("$HOST", "${hosts[0]}", "$(pick)"), which no host name can be: it holds
+// quotes, expansions or pattern characters.
+func runTimeHost(host string) bool {
+	return strings.ContainsAny(host, "$`\"'(){}*?;|&<> \t\n\\")
+}
+
+// runTimeHostReason is the reason of an ask for a command on such a host.
+func runTimeHostReason(host string) string {
+	return fmt.Sprintf("the host %s is decided at run time, so rewind cannot tell which VM to checkpoint; name the host in the command", host)
+}
+
+// VMName returns the Zerto VM name the config maps a target, as written in
+// a command, to: its alias; else, with strip_domain, the name without its
+// domain (or that name's alias); else the name itself. Capture tries the
+// name as written too, when the mapped name is not a VM Zerto knows (see
+// Candidates).
+func (t TargetsConfig) VMName(target string) string {
+	if a := t.alias(target); a != "" {
+		return a
+	}
+	if t.StripDomain && !isIPv4(target) {
+		if short, _, ok := strings.Cut(target, "."); ok && short != "" {
+			if a := t.alias(short); a != "" {
+				return a
+			}
+			return short
+		}
+	}
+	return target
+}
+
+// VMNames maps each target to its VMName, in order.
+func (t TargetsConfig) VMNames(targets []string) []string {
+	vms := make([]string, len(targets))
+	for i, target := range targets {
+		vms[i] = t.VMName(target)
+	}
+	return vms
+}

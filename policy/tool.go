@@ -13,12 +13,13 @@ import (
 type toolRule struct {
 	src     ToolRule
 	label   string
+	names   []string
 	vmArgs  []string
 	payload []string // lower case
 }
 
 func compileTool(r ToolRule, origin string) *toolRule {
-	t := &toolRule{src: r, label: "tool " + r.Name}
+	t := &toolRule{src: r, label: "tool " + r.Name, names: strings.Split(r.Name, "|")}
 	if origin != "" {
 		t.label = origin + ":" + t.label
 	}
@@ -87,10 +88,8 @@ func relPath(p, cwd string) string {
 // match reports whether the rule applies to a call of tool, whose name
 // spelled in snake case is snake (see snakeCase).
 func (t *toolRule) match(tool, snake string, in *toolInput) bool {
-	if ok, _ := path.Match(t.src.Name, tool); !ok {
-		if ok, _ := path.Match(t.src.Name, snake); snake == tool || !ok {
-			return false
-		}
+	if !t.nameMatch(tool, snake) {
+		return false
 	}
 	if len(t.src.Paths) > 0 {
 		found := false
@@ -108,19 +107,60 @@ func (t *toolRule) match(tool, snake string, in *toolInput) bool {
 	if len(t.payload) > 0 && !payloadContains(in.texts, t.payload) {
 		return false
 	}
+	for key, want := range t.src.InputEquals {
+		if !inputEquals(in.value(key), want) {
+			return false
+		}
+	}
 	return true
+}
+
+// value returns the input's value at key, or at a JSON pointer.
+func (in *toolInput) value(key string) any {
+	if strings.HasPrefix(key, "/") {
+		return jsonPointer(in.obj, key)
+	}
+	if in.obj == nil {
+		return nil
+	}
+	return in.obj[key]
+}
+
+// inputEquals reports whether v is want: the same string, or a number or
+// boolean written as want. Nothing is folded: a rule that lets one exact
+// value pass must not let a near spelling pass that a tool reads otherwise.
+func inputEquals(v any, want string) bool {
+	switch v := v.(type) {
+	case string:
+		return v == want
+	case json.Number:
+		return v.String() == want
+	case bool:
+		return strconv.FormatBool(v) == want
+	}
+	return false
+}
+
+// nameMatch reports whether one of the rule's name globs (alternatives
+// joined by "|", which no tool name holds) matches the tool's name or its
+// snake-case spelling.
+func (t *toolRule) nameMatch(tool, snake string) bool {
+	for _, g := range t.names {
+		if ok, _ := path.Match(g, tool); ok {
+			return true
+		}
+		if ok, _ := path.Match(g, snake); ok && snake != tool {
+			return true
+		}
+	}
+	return false
 }
 
 // targets reads the VM names from the input: the first vm_arg
 // alternative that names any wins.
 func (t *toolRule) targets(in *toolInput) []string {
 	for _, arg := range t.vmArgs {
-		var v any
-		if strings.HasPrefix(arg, "/") {
-			v = jsonPointer(in.obj, arg)
-		} else if in.obj != nil {
-			v = in.obj[arg]
-		}
+		v := in.value(arg)
 		var out []string
 		switch v := v.(type) {
 		case string:

@@ -84,6 +84,8 @@ type analyzer struct {
 	// and tail is the command the last one runs (see run).
 	steps int
 	tail  *tailCall
+	// loopPasses counts the loop bodies forEach analysed.
+	loopPasses int
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -94,6 +96,8 @@ type code struct {
 	host  string
 	via   []string
 	depth int
+	// vars are the variables an enclosing for loop binds; see forEach.
+	vars map[string]string
 }
 
 // text maps a slice of src back to the original text.

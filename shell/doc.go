@@ -51,6 +51,10 @@
 //     are appended to its command, or replace the -I string; when its
 //     input is not static they, like find's {} and parallel's {}, are
 //     arguments known only at run time (ArgDynamic). trap's action is code.
+//   - A for loop over a few static words ("for vm in app-01 app-02") whose
+//     body only reads its variable is analysed once per word, the variable
+//     bound to it, so "ssh $vm reboot" runs on app-01 and on app-02.
+//     Otherwise the variable, like any other, is known only at run time.
 //   - Code that is only known at run time (a command name such as $CMD or
 //     $(pick), "bash -c \"$X\"", "eval $X", "curl ... | bash") is reported in
 //     Dynamic. Where the code text is partly static, its static skeleton is

@@ -150,6 +150,9 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 			for _, w := range l.Items {
 				a.word(c, w)
 			}
+			if a.forEach(c, l, x.Do, in) {
+				return
+			}
 		case *syntax.CStyleLoop:
 			a.arith(c, l.Init)
 			a.arith(c, l.Cond)

@@ -40,6 +40,11 @@ func (c *code) field(w *syntax.Word) field {
 	if v, ok := literal(w); ok {
 		return staticField(c.text(v))
 	}
+	if c.vars != nil {
+		if v, ok := c.boundLiteral(w); ok {
+			return staticField(c.text(v))
+		}
+	}
 	approx, skel := c.approxPair(w.Parts, unescapeUnquoted)
 	return field{val: c.source(w), approx: approx, skel: skel, dyn: true, file: procSubstFile(c, w)}
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -44,6 +46,12 @@ type Client struct {
 
 	mu  sync.Mutex // guards tok, and serialises logins within the process
 	tok token
+
+	// secrets are the values an error must never show: the configured
+	// client secret and password, and the tokens this client has held.
+	secrets secretSet
+
+	clk clock // the ZVM's clock; see clock.go
 }
 
 // New returns a Client for the ZVM that o describes. It does not contact the
@@ -57,7 +65,8 @@ func New(o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{base: u.String(), http: hc, retryBase: 200 * time.Millisecond, cacheLockWait: defaultCacheLockWait}
+	c := &Client{base: u.String(), http: noRedirects(hc), retryBase: 200 * time.Millisecond, cacheLockWait: defaultCacheLockWait}
+	c.secrets.configure(o.ClientSecret, o.Password)
 	switch o.Auth {
 	case AuthSession:
 		c.auth = &session{c: c, username: o.Username, password: o.Password}
@@ -68,7 +77,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.auth = k
 	}
-	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity())
+	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity(), o.ClientSecret+"\x00"+o.Password)
 	return c, nil
 }
 
@@ -89,6 +98,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 		if err != nil {
 			return nil, &Error{Kind: KindTransport, Op: op, Err: err}
 		}
+		sent := time.Now()
 		resp, err := c.http.Do(req)
 		if err != nil {
 			e := transportError(op, err, ctx.Err())
@@ -98,6 +108,11 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 			}
 			return nil, e
 		}
+		c.clk.observe(resp.Header, sent, time.Now())
+		if isRedirect(resp.StatusCode) {
+			resp.Body.Close()
+			return nil, redirectError(op, resp)
+		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		resp.Body.Close()
 		if err != nil {
@@ -106,6 +121,12 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 				continue
 			}
 			return nil, e
+		}
+		if resp.StatusCode/100 != 2 {
+			// An error body may echo the request (a proxy's debug page,
+			// a ZVM quoting the form it refused): the secrets this client
+			// sent are taken out before any error can quote the body.
+			body = c.secrets.scrub(body)
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -167,7 +188,7 @@ func errorMessage(body []byte) string {
 			if raw, ok := lookupFold(m, k); ok {
 				var s string
 				if json.Unmarshal(raw, &s) == nil && s != "" {
-					return s
+					return redactMessage(s)
 				}
 			}
 		}
@@ -175,12 +196,12 @@ func errorMessage(body []byte) string {
 	}
 	var s string
 	if json.Unmarshal(body, &s) == nil {
-		return s
+		return redactMessage(s)
 	}
 	// Plain text from the ZVM's web server is kept; an HTML error page is not
 	// a message anyone should read in a terminal.
 	if body[0] != '<' && len(body) <= 1024 {
-		return string(body)
+		return redactMessage(string(body))
 	}
 	return ""
 }
@@ -195,6 +216,8 @@ type request struct {
 	// for a path identifier it cannot parse, such as a host name used as a
 	// VM identifier, and for the caller that is a lookup miss.
 	unknownOn400 bool
+	// noReauth answers a 401 as it is, without a new login (see TaskState).
+	noReauth bool
 }
 
 // do sends r with the current token and decodes a 2xx answer into out
@@ -240,7 +263,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		if err != nil {
 			return err
 		}
-		if resp.status == http.StatusUnauthorized && !reauthed {
+		if resp.status == http.StatusUnauthorized && !reauthed && !r.noReauth {
 			reauthed = true
 			if _, err := c.credential(ctx, tok.AccessToken); err != nil {
 				return err
@@ -252,6 +275,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			if r.unknownOn400 && resp.status == http.StatusBadRequest {
 				e.Kind = KindNotFound
 			}
+			classifyNotZerto(e, resp)
 			return e
 		}
 		if out == nil {
@@ -304,9 +328,11 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	}
 	defer unlock()
 	old := c.tok
-	if t, ok := c.cache.load(); ok {
+	if t, clk, ok := c.cache.load(); ok {
+		c.secrets.add(t.AccessToken, t.RefreshToken)
 		if t.AccessToken != rejected && t.usable(now) {
 			c.tok = t
+			c.clk.load(clk)
 			return t, nil
 		}
 		old = t
@@ -326,8 +352,110 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 		}
 	}
 	c.tok = t
+	c.secrets.add(t.AccessToken, t.RefreshToken)
+	c.measureClock(ctx, t)
 	// A cache that cannot be written costs the next process a login; the
 	// request still goes on.
-	_ = c.cache.store(t)
+	_ = c.cache.store(t, c.clk.entry())
 	return t, nil
+}
+
+// noRedirects returns a copy of hc that follows no redirect. A token request
+// carries the client secret or password in its body, and an API request its
+// bearer token or session; net/http re-sends a 307 or 308's body to wherever
+// it points, across hosts and from https to plain http. A ZVM's API does not
+// redirect, so a redirect means a wrong zerto.url or someone on the path, and
+// either way the answer is an error (see redirectError), not a second request.
+func noRedirects(hc *http.Client) *http.Client {
+	c := *hc
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	return &c
+}
+
+// isRedirect reports whether status is a redirect net/http would follow.
+func isRedirect(status int) bool {
+	switch status {
+	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect, http.StatusMultipleChoices:
+		return true
+	}
+	return false
+}
+
+// redirectError reports a redirect that was not followed, naming where it
+// pointed (scheme, host and path only: no user info, no query).
+func redirectError(op string, resp *http.Response) *Error {
+	where := "another address"
+	if loc, err := resp.Location(); err == nil {
+		where = (&url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path}).String()
+	}
+	return &Error{Kind: KindTransport, Op: op, Status: resp.StatusCode,
+		Err: fmt.Errorf("the ZVM redirected to %s, and rewind follows no redirect so that credentials go nowhere else: set zerto.url to the address it answers at", where)}
+}
+
+// maxTokenSecrets bounds the tokens a secretSet remembers: a long-running
+// client (the MCP server) refreshes its token every few minutes.
+const maxTokenSecrets = 8
+
+// secretSet holds the secret values a client has sent, so that an error
+// body that echoes one can be scrubbed. It is safe for concurrent use.
+type secretSet struct {
+	mu         sync.Mutex
+	configured [][]byte
+	tokens     [][]byte // the most recent last
+}
+
+// minSecretLen is the shortest value scrubbed by value: replacing a
+// two-letter password everywhere would mangle every message, and the
+// key-based redaction still hides it in "password=..." shapes.
+const minSecretLen = 4
+
+// configure sets the configured secrets, which are always scrubbed.
+func (s *secretSet) configure(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if len(v) >= minSecretLen {
+			s.configured = append(s.configured, secretForms(v)...)
+		}
+	}
+}
+
+// add remembers tokens, forgetting the oldest beyond maxTokenSecrets.
+func (s *secretSet) add(values ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, v := range values {
+		if len(v) < minSecretLen || slices.ContainsFunc(s.tokens, func(b []byte) bool { return string(b) == v }) {
+			continue
+		}
+		s.tokens = append(s.tokens, []byte(v))
+		if len(s.tokens) > maxTokenSecrets {
+			s.tokens = s.tokens[1:]
+		}
+	}
+}
+
+// secretForms are the ways a value travels: as is, and form-encoded, as
+// in a token request's body.
+func secretForms(v string) [][]byte {
+	forms := [][]byte{[]byte(v)}
+	if q := url.QueryEscape(v); q != v {
+		forms = append(forms, []byte(q))
+	}
+	return forms
+}
+
+// scrub returns body with every secret value replaced by "[redacted]".
+func (s *secretSet) scrub(body []byte) []byte {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, list := range [2][][]byte{s.configured, s.tokens} {
+		for _, v := range list {
+			if bytes.Contains(body, v) {
+				body = bytes.ReplaceAll(body, v, []byte(redactedText))
+			}
+		}
+	}
+	return body
 }

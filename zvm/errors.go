@@ -8,6 +8,10 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/audit"
 )
 
 // Kind classifies an Error by what a caller can do about it.
@@ -40,6 +44,10 @@ const (
 	// KindTaskFailed means a Zerto task ended without completing; Message is
 	// its CompleteReason.
 	KindTaskFailed
+	// KindNotZerto means the answer did not come from a ZVM's API: a 404
+	// page of a web server or proxy, or a route the ZVM does not have. The
+	// base URL is wrong; it is never a lookup miss.
+	KindNotZerto
 )
 
 var kindNames = [...]string{
@@ -52,6 +60,7 @@ var kindNames = [...]string{
 	KindTLS:          "tls error",
 	KindMalformed:    "malformed response",
 	KindTaskFailed:   "task failed",
+	KindNotZerto:     "not a ZVM API answer",
 }
 
 // String returns the kind's name as it appears in error texts.
@@ -87,9 +96,52 @@ func (e *Error) Error() string {
 		s += ": " + e.Message
 	}
 	if e.Err != nil && e.Message == "" {
-		s += ": " + e.Err.Error()
+		// A transport error quotes URLs, and a proxy's may carry user info.
+		s += ": " + audit.Redact(e.Err.Error())
 	}
 	return s
+}
+
+// redactedText replaces a secret in an error text.
+const redactedText = "[redacted]"
+
+// maxMessage bounds the Zerto message an Error keeps: a message is a
+// sentence, and a body that is more echoes something else.
+const maxMessage = 1024
+
+// redactMessage makes a message from the ZVM (or whatever answered in its
+// place) safe to show a person, a model and the audit log: shortened to
+// maxMessage bytes, with form fields, headers, bearer tokens, URL user info
+// and other secret shapes redacted (see audit.Redact). The secrets the
+// client itself sent were taken out of the body before (secretSet.scrub).
+func redactMessage(s string) string {
+	if len(s) > maxMessage {
+		cut := maxMessage
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		s = s[:cut] + "…"
+	}
+	return audit.Redact(s)
+}
+
+// redactUserinfo returns s, a URL that may not parse, with everything
+// before the last "@" of its authority replaced: a password may hold any
+// character, including those that end an authority, so the whole rest of
+// the text is searched for the "@".
+func redactUserinfo(s string) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		scheme, rest = "", s
+	}
+	at := strings.LastIndex(rest, "@")
+	if at < 0 {
+		return s
+	}
+	if scheme != "" {
+		scheme += "://"
+	}
+	return scheme + redactedText + rest[at:]
 }
 
 // Unwrap returns the underlying cause.

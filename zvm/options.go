@@ -123,7 +123,7 @@ func redactURL(s string) string {
 		u.User = nil
 		return u.String()
 	}
-	return s
+	return redactUserinfo(s)
 }
 
 // httpClient builds the client for o: the system's roots plus CAFile, and

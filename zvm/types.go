@@ -237,6 +237,9 @@ type VPG struct {
 	VMCount           int
 	ActualRPO         time.Duration
 	ConfiguredRPO     time.Duration
+	// TestRunning says a failover test of the VPG is running
+	// (ActiveProcessesApi.RunningFailOverTestApi).
+	TestRunning bool
 }
 
 type wireVPG struct {
@@ -250,6 +253,9 @@ type wireVPG struct {
 	VmsCount             int
 	ActualRPO            int
 	ConfiguredRpoSeconds int
+	ActiveProcessesApi   struct {
+		RunningFailOverTestApi *struct{ Stage string }
+	}
 }
 
 func (w wireVPG) vpg() VPG {
@@ -265,6 +271,7 @@ func (w wireVPG) vpg() VPG {
 		VMCount:           w.VmsCount,
 		ActualRPO:         time.Duration(w.ActualRPO) * time.Second,
 		ConfiguredRPO:     time.Duration(w.ConfiguredRpoSeconds) * time.Second,
+		TestRunning:       w.ActiveProcessesApi.RunningFailOverTestApi != nil,
 	}
 }
 

@@ -15,7 +15,21 @@
 // checkpoint at every cadence tick, the way Zerto's VRAs do, so a tagged
 // checkpoint insert only lands, and its task only completes, at the VPG's
 // next tick. Rewinding (failover test, journal VM restore, live failover)
-// changes what the API reports, so an undo path can be tested end to end.
+// changes what the API reports, so an undo path can be tested end to end. A
+// failover test's and a journal restore's task take a few reads of the task
+// to end (SetTaskSteps), so a client that follows them sees them progress; a
+// restore then waits for RestoreCommit or RestoreRollback. Operations that
+// exclude each other (a second test, a restore during a test, a test during
+// a restore) are refused as a ZVM refuses them, and SetJournalHistory ages
+// checkpoints out of a journal.
+//
+// Real ZVMs have habits a friendly simulator hides; the scenario's [strict]
+// table (Strict, or Server.SetStrict) switches them on one by one: a clock
+// that is not the host's, no refresh token for client_credentials, 400 for
+// unknown identifiers, 415 for a JSON body without its content type, tags
+// written the moment they are accepted, 401 for a completed task. A VM
+// listed in several VPGs, and inserts that fail at the journal tick
+// (insert_tick_failure), are declared in the scenario itself.
 //
 // Fault injection (latency, hanging requests, 5xx answers, malformed JSON,
 // revoked tokens, failing or rejected inserts, unhealthy VPGs) can be set in

@@ -26,6 +26,7 @@ type vpgState struct {
 	sub                 VPGSubStatus
 	insertFailure       string
 	insertRejection     string
+	insertTickFailure   string
 	checkpoints         []Checkpoint
 	// pending are the insert tasks whose tags land at the next tick.
 	pending []*task
@@ -34,6 +35,9 @@ type vpgState struct {
 	lastTest time.Time
 	// failover is the live failover awaiting commit or rollback, if any.
 	failover *liveFailover
+	// history is the journal's retention set by SetJournalHistory; zero
+	// means maxHistory.
+	history time.Duration
 }
 
 type failoverTest struct {
@@ -128,24 +132,32 @@ func (s *Server) tickLocked(v *vpgState) []Checkpoint {
 	}
 	now := s.now()
 	var written []Checkpoint
-	if len(v.pending) == 0 {
-		written = append(written, Checkpoint{ID: s.newCheckpointID(), Time: now})
-	}
 	for _, t := range v.pending {
+		if v.insertTickFailure != "" {
+			t.fail(now, v.insertTickFailure)
+			continue
+		}
 		cp := Checkpoint{ID: s.newCheckpointID(), Time: now, Tag: t.tag}
 		written = append(written, cp)
 		t.complete(now)
 	}
+	if len(written) == 0 {
+		written = append(written, Checkpoint{ID: s.newCheckpointID(), Time: now})
+	}
 	v.pending = nil
 	v.checkpoints = append(v.checkpoints, written...)
 	// Keep memory bounded: the newest maxCheckpoints, none older than
-	// maxHistory.
-	drop := max(0, len(v.checkpoints)-maxCheckpoints)
-	for drop < len(v.checkpoints) && now.Sub(v.checkpoints[drop].Time) > maxHistory {
-		drop++
-	}
-	v.checkpoints = slices.Delete(v.checkpoints, 0, drop)
+	// the journal's retention.
+	v.trimLocked(now)
 	return written
+}
+
+// writeTagLocked writes t's tagged checkpoint now, out of the cadence,
+// completing t: a ZVM that does not wait for the journal's next tick.
+func (s *Server) writeTagLocked(v *vpgState, t *task) {
+	now := s.now()
+	v.checkpoints = append(v.checkpoints, Checkpoint{ID: s.newCheckpointID(), Time: now, Tag: t.tag})
+	t.complete(now)
 }
 
 // WriteCheckpoint makes a VPG's journal tick now, out of its cadence: it
@@ -232,6 +244,9 @@ type vmState struct {
 	recovered *Checkpoint
 	operation string
 	restoring bool // a journal restore awaits commit or rollback
+	// restoreTask is the task of the VM's journal restore while it runs or
+	// awaits commit or rollback.
+	restoreTask *task
 }
 
 // newVMID returns the next VM identifier on a site: "<site id>.vm-38" on
@@ -265,6 +280,8 @@ type task struct {
 	initiatedBy string
 	vpg         *vpgState
 	tag         string
+	// run, for a task that takes a while, is how it proceeds.
+	run *taskRun
 }
 
 func (t *task) complete(now time.Time) {

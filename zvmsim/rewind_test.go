@@ -65,7 +65,13 @@ func TestJournalRestore(t *testing.T) {
 			vm, vpg := ts.VMIdentifier("db-01"), ts.VPGIdentifier("lab-apps")
 			cps, _ := ts.Checkpoints("lab-apps")
 			cp := cps[len(cps)-2]
-			c.post("/v1/vms/"+vm+"/Restore", map[string]any{"VpgIdentifier": vpg, "CheckpointIdentifier": cp.ID, "CommitPolicy": 2})
+			restore := c.post("/v1/vms/"+vm+"/Restore", map[string]any{"VpgIdentifier": vpg, "CheckpointIdentifier": cp.ID, "CommitPolicy": 2})
+			if st, body := c.do(http.MethodPost, "/v1/vms/"+vm+"/"+tt.end, `"`+vpg+`"`); st != 400 || !strings.Contains(string(body), "still in progress") {
+				t.Errorf("%s while the restore runs: HTTP %d %s, want 400", tt.end, st, body)
+			}
+			if tk := c.waitTask(restore); tk.Status.State != int(TaskWaitingForUserInput) || tk.Type != "JournalVmRestore" {
+				t.Fatalf("restore task = %+v, want it waiting for commit or rollback", tk)
+			}
 			var got wireVM
 			c.get("/v1/vms/"+vm, &got)
 			if got.RecoveryCheckpoint == nil || got.RecoveryCheckpoint.CheckpointIdentifier != cp.ID || got.RecoveryOperation != "Restore" {
@@ -74,7 +80,13 @@ func TestJournalRestore(t *testing.T) {
 			if st, _ := c.do(http.MethodPost, "/v1/vms/"+vm+"/Restore", map[string]any{"CheckpointIdentifier": cp.ID}); st != 400 {
 				t.Errorf("second restore: HTTP %d, want 400", st)
 			}
-			c.post("/v1/vms/"+vm+"/"+tt.end, `"`+vpg+`"`)
+			end := c.post("/v1/vms/"+vm+"/"+tt.end, `"`+vpg+`"`)
+			if tk := c.waitTask(end); tk.Status.State != int(TaskCompleted) {
+				t.Fatalf("%s task = %+v", tt.end, tk)
+			}
+			if tk := c.waitTask(restore); tk.Status.State != int(TaskCompleted) {
+				t.Errorf("restore task after %s = %+v, want it completed", tt.end, tk)
+			}
 			got = wireVM{} // the extension fields are omitted when empty
 			c.get("/v1/vms/"+vm, &got)
 			if (got.RecoveryCheckpoint != nil) != tt.wantCPKept || got.RecoveryOperation != tt.wantOp {

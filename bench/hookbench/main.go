@@ -1,114 +1,197 @@
-// Command hookbench measures whole-process hook latency side by side: rewind
-// hook and the anchor guards, run alternately on the same events in one run,
-// so that the machine's noise falls on all of them alike.
+// Command hookbench measures the whole-process cost of one hook call, side
+// by side in one run: rewind hook, the floor (a Go program that only
+// decodes the event: bench/floor), and the anchor guards. Each is started
+// the way an agent host starts a hook, through sh -c with the event on
+// stdin, and the guards take turns on every round, so that the machine's
+// noise falls on all of them alike. It prints medians, 90th percentiles and
+// the ratios that hold when absolute times drift: rewind to the floor, and
+// each anchor to rewind.
 //
-//	go run ./bench/hookbench [-n 200] [-anchors ../shared/anchors] [-safety-net BIN]
+//	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-markdown]
 //
-// With -safety-net it also runs the npm package cc-safety-net, a command
-// guard in TypeScript (npm install --prefix DIR cc-safety-net@2.4.5, then
-// -safety-net DIR/node_modules/.bin/cc-safety-net).
-//
-// It builds rewind (CGO_ENABLED=0, as the README installs it), then runs each guard n times per event and prints the
-// median and 90th percentile of the wall time of each, and the ratio of the
-// anchor's median to rewind's.
+// The anchors are bench/anchors/seed_guard.py, a regex guard run with the
+// system python3, and, with -safety-net, the npm guard cc-safety-net
+// (npm install --prefix DIR cc-safety-net@2.4.5, then -safety-net
+// DIR/node_modules/.bin/cc-safety-net).
 package main
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/json"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 )
 
-// events are the hook inputs measured: the common case, a read-only command,
-// and a prose-quoting commit that a text guard must also get through.
-var events = []struct{ name, json string }{
-	{"read-only", `{"session_id":"bench","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls -la /var/log && df -h"},"cwd":"/tmp"}`},
-	{"commit-quoting", `{"session_id":"bench","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git commit -F- <<'EOF'\nDocument why gh issue create must never say do not revisit\nEOF"},"cwd":"/tmp"}`},
+// event is one hook input measured.
+type event struct {
+	name    string
+	command string
+}
+
+// events are the calls measured: the common case, a long commit message
+// that quotes dangerous commands (prose rewind must read past), and a call
+// that is denied (which also writes the audit log).
+func events() []event {
+	var prose strings.Builder
+	prose.WriteString("git commit -F - <<'EOF'\nInfra notes: what the agent must never run again\n\n")
+	for i := range 2000 {
+		fmt.Fprintf(&prose, "%d. do not run `govc vm.destroy web-%02d` or `ssh web-%02d sudo reboot`; gh issue create --body 'do not revisit'\n", i, i%50, i%50)
+	}
+	prose.WriteString("EOF")
+	return []event{
+		{"read-only", "ls -la && git status --short | head -n 20"},
+		{"prose-heavy (2,000-line commit message)", prose.String()},
+		{"denied", "govc vm.destroy -vm web-01"},
+	}
 }
 
 type guard struct {
 	name string
 	argv []string
+	// rewind marks the guard the ratios are taken against.
+	rewind, floor bool
 }
 
 func main() {
-	n := flag.Int("n", 200, "runs per guard and event")
-	anchors := flag.String("anchors", "../shared/anchors", "folder of the anchor guards")
-	python := flag.String("python", "/usr/bin/python3", "the system python3 for seed_guard.py")
+	n := flag.Int("n", 101, "runs per guard and event")
+	python := flag.String("python", "/usr/bin/python3", "the system python3, for seed_guard.py")
 	safetyNet := flag.String("safety-net", "", "the cc-safety-net command, to measure it too")
+	markdown := flag.Bool("markdown", false, "print the table as Markdown, for the README")
 	flag.Parse()
-	if err := run(*n, *anchors, *python, *safetyNet); err != nil {
+	if err := run(*n, *python, *safetyNet, *markdown); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, anchors, python, safetyNet string) error {
+func run(n int, python, safetyNet string, markdown bool) error {
 	dir, err := os.MkdirTemp("", "hookbench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "rewind")
-	// Built as the README installs it: static, without cgo, which spares
-	// every hook run the dynamic loader.
-	build := exec.Command("go", "build", "-o", bin, "./cmd/rewind")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	build.Stderr = os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building rewind: %w", err)
+	guards, err := build(dir, python, safetyNet)
+	if err != nil {
+		return err
 	}
-	guards := []guard{{"rewind hook", []string{bin, "hook"}}}
-	seed := filepath.Join(anchors, "seed_guard.py")
-	if _, err := os.Stat(seed); err == nil {
-		guards = append(guards, guard{"seed_guard.py", []string{python, seed}})
-	} else {
-		fmt.Fprintf(os.Stderr, "hookbench: no %s: measuring rewind without it\n", seed)
-	}
-	if safetyNet != "" {
-		guards = append(guards, guard{"cc-safety-net", []string{safetyNet, "hook", "--claude-code"}})
-	}
+	// rewind's state (the audit log of the denied call) and config
+	// discovery stay inside the temporary folder.
+	env := append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir,
+		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=",
+		"REWIND_ZVM_URL=")
 
+	fmt.Printf("%s; %d cores; %s; %d runs per guard and event, interleaved, through sh -c\n\n",
+		cpuModel(), runtime.NumCPU(), runtime.Version(), n)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "event\tguard\tmedian\tp90\tvs rewind\n")
-	for _, ev := range events {
+	row := func(cells ...string) {
+		if markdown {
+			fmt.Fprintf(tw, "| %s |\n", strings.Join(cells, " | "))
+		} else {
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+	}
+	row("event", "program", "median", "p90", "× floor", "× rewind")
+	if markdown {
+		row("---", "---", "---:", "---:", "---:", "---:")
+	}
+	for _, ev := range events() {
+		file := filepath.Join(dir, "event.json")
+		if err := writeEvent(file, ev.command); err != nil {
+			return err
+		}
 		times := make([][]time.Duration, len(guards))
-		for i := 0; i < n; i++ {
+		for range n {
 			for g := range guards {
-				d, err := once(guards[g].argv, ev.json)
+				d, err := once(guards[g].argv, file, env)
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", guards[g].name, ev.name, err)
 				}
 				times[g] = append(times[g], d)
 			}
 		}
-		base := median(times[0])
+		var floor, rewind time.Duration
+		for g := range guards {
+			switch {
+			case guards[g].floor:
+				floor = median(times[g])
+			case guards[g].rewind:
+				rewind = median(times[g])
+			}
+		}
 		for g := range guards {
 			m := median(times[g])
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1fx\n", ev.name, guards[g].name,
-				round(m), round(pct(times[g], 90)), float64(m)/float64(base))
+			row(ev.name, guards[g].name, ms(m), ms(pct(times[g], 90)),
+				fmt.Sprintf("%.2f×", float64(m)/float64(floor)), fmt.Sprintf("%.2f×", float64(m)/float64(rewind)))
 		}
 	}
 	return tw.Flush()
 }
 
-// once runs one guard on one event and returns its wall time. An exit code
-// of 2 is a guard's way to block and counts as a run.
-func once(argv []string, event string) (time.Duration, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Stdin = strings.NewReader(event)
+// build compiles the floor and rewind as the README installs rewind:
+// static, without cgo, which spares every run the dynamic loader.
+func build(dir, python, safetyNet string) ([]guard, error) {
+	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}} {
+		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("building %s: %w", b.pkg, err)
+		}
+	}
+	guards := []guard{
+		{name: "floor (decode only)", argv: []string{filepath.Join(dir, "floor")}, floor: true},
+		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}, rewind: true},
+	}
+	seed := filepath.Join("bench", "anchors", "seed_guard.py")
+	if _, err := os.Stat(python); err == nil {
+		guards = append(guards, guard{name: "seed_guard.py", argv: []string{python, seed}})
+	} else {
+		fmt.Fprintf(os.Stderr, "hookbench: no %s: measuring without seed_guard.py\n", python)
+	}
+	if safetyNet != "" {
+		guards = append(guards, guard{name: "cc-safety-net", argv: []string{safetyNet, "hook", "--claude-code"}})
+	}
+	return guards, nil
+}
+
+func writeEvent(file, command string) error {
+	b, err := json.Marshal(map[string]any{
+		"session_id": "bench", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+		"tool_input": map[string]string{"command": command}, "tool_use_id": "toolu_bench", "cwd": os.TempDir(),
+	})
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(file, b, 0o600)
+}
+
+// once runs one guard on one event the way a host does, through sh -c, and
+// returns its wall time. Exit code 2 is a guard's way to block and counts
+// as a run.
+func once(argv []string, eventFile string, env []string) (time.Duration, error) {
+	in, err := os.Open(eventFile)
+	if err != nil {
+		return 0, err
+	}
+	defer in.Close()
+	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@"`}, argv...)...)
+	cmd.Stdin = in
+	cmd.Env = env
 	var out bytes.Buffer
-	cmd.Stdout = &out
+	cmd.Stdout = io.Discard
 	cmd.Stderr = &out
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Run()
 	d := time.Since(start)
 	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
 		err = nil
@@ -119,6 +202,21 @@ func once(argv []string, event string) (time.Duration, error) {
 	return d, nil
 }
 
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return runtime.GOOS + "/" + runtime.GOARCH
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return runtime.GOOS + "/" + runtime.GOARCH
+}
+
 func median(ds []time.Duration) time.Duration { return pct(ds, 50) }
 
 func pct(ds []time.Duration, p int) time.Duration {
@@ -127,4 +225,4 @@ func pct(ds []time.Duration, p int) time.Duration {
 	return s[(len(s)-1)*p/100]
 }
 
-func round(d time.Duration) time.Duration { return d.Round(10 * time.Microsecond) }
+func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

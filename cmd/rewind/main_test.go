@@ -45,7 +45,9 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"sim": cmdSim,
+			"sim":        cmdSim,
+			"simctl":     cmdSimctl,
+			"lastrecord": cmdLastRecord,
 		},
 	})
 }
@@ -76,7 +78,9 @@ func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 		defer close(done)
 		s.Serve(ctx, ln, nil)
 	}()
+	sims.Store(ts, &simHandle{s: s})
 	ts.Defer(func() {
+		sims.Delete(ts)
 		cancel()
 		s.Close()
 		<-done

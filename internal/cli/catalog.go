@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"fmt"
-
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
 )
@@ -17,8 +15,11 @@ func newCatalogCmd() *cobra.Command {
 		Short: "Print the effective rules",
 		Long: `catalog prints the rules in the order they are tried: the config's rules
 first, then the built-in catalog's; within a list the first matching rule
-wins. With --toml it prints the built-in catalog itself, a config file that
-can be copied and edited.`,
+wins. Each rule shows its effect, its kind, the name verdicts give it, the
+conditions it needs besides its name (in the config's own keys: on,
+args_any, args_none, payload_contains, target, paths, vm_arg...) and its
+reason. With --toml it prints the built-in catalog itself, a config file
+that can be copied and edited.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
@@ -30,18 +31,7 @@ can be copied and edited.`,
 			if err != nil {
 				return err
 			}
-			origin := ""
-			for _, r := range pol.Rules() {
-				if r.Origin != origin {
-					if origin != "" {
-						fmt.Fprintln(out)
-					}
-					origin = r.Origin
-					fmt.Fprintf(out, "# %s\n", origin)
-				}
-				fmt.Fprintln(out, r)
-			}
-			return nil
+			return pol.WriteRules(out)
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")

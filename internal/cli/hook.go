@@ -41,6 +41,6 @@ they follow hook.on_error (default: allow, with a warning to the user).`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
-	cmd.Flags().StringVar(&host, "host", "claude", "the agent host whose protocol to speak")
+	cmd.Flags().StringVar(&host, "host", "claude", "the agent host whose protocol to speak: claude, codex, gemini, cursor or copilot")
 	return cmd
 }

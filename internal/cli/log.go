@@ -24,7 +24,13 @@ func newLogCmd() *cobra.Command {
 		Long: `Print the hook's decisions from the audit log in rewind's state folder
 ($REWIND_STATE_DIR, else $XDG_STATE_HOME/rewind, else ~/.local/state/rewind),
 oldest first so that the newest is last. Each line starts with the
-decision's ID, which "rewind undo" takes (a unique prefix will do).`,
+decision's ID, which "rewind undo" takes (a unique prefix will do).
+
+The table has the columns ID, TIME (local), DECISION, TARGETS (each as
+written, "→" the Zerto VM the config maps it to), CALL and REASON (the
+checkpoint of a protected or pending call or of a rewind, else what the
+agent host was told). It fits the terminal, or 100 columns when the output is not a
+terminal, cutting long cells with "…"; --json prints the records whole.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
@@ -48,7 +54,7 @@ decision's ID, which "rewind undo" takes (a unique prefix will do).`,
 				return nil
 			}
 			if !asJSON {
-				return audit.WriteTable(cmd.OutOrStdout(), recs)
+				return audit.WriteTableWidth(cmd.OutOrStdout(), recs, terminalWidth(cmd.OutOrStdout()))
 			}
 			w := bufio.NewWriter(cmd.OutOrStdout())
 			enc := json.NewEncoder(w)

@@ -65,6 +65,12 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
+		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
+		newUndoCmd(),
+		newDemoCmd(),
+		newTrustCmd(),
+		newMCPCmd(),
+		newUICmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

@@ -30,6 +30,10 @@ func newSimCmd() *cobra.Command {
 VMs, VPGs, journals that write checkpoints at each VPG's cadence, tagged
 checkpoint inserts, tasks, failover tests and journal restores.
 
+It listens on 127.0.0.1:` + defaultSimPort + ` unless --addr says otherwise (9669
+is the port a ZVM's API listens on), so the README's examples, with
+REWIND_ZVM_URL=http://127.0.0.1:` + defaultSimPort + `, work as they are.
+
 The first line on stdout is the URL it serves; a summary of the scenario goes
 to stderr. It runs until interrupted.
 
@@ -58,7 +62,7 @@ and the same user with Basic auth on POST /v1/session/add (Windows ZVM).`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&addr, "addr", "127.0.0.1:9669", "address to listen on (port 0 picks a free port)")
+	f.StringVar(&addr, "addr", "127.0.0.1:"+defaultSimPort, "address to listen on (port 0 picks a free port)")
 	f.StringVar(&scenario, "scenario", "", "scenario `file` (TOML); the built-in lab when empty")
 	f.BoolVar(&useTLS, "tls", false, "serve HTTPS with a generated self-signed certificate")
 	f.StringVar(&caOut, "ca-out", "", "with --tls, write the certificate (PEM) to `file`, for ca_file")
@@ -66,12 +70,21 @@ and the same user with Basic auth on POST /v1/session/add (Windows ZVM).`,
 	return cmd
 }
 
+// defaultSimPort is the port `rewind sim` listens on without --addr.
+const defaultSimPort = "9669"
+
 func runSim(ctx context.Context, stdout, stderr io.Writer, sc *zvmsim.Scenario, addr string, useTLS bool, caOut string) error {
 	if caOut != "" && !useTLS {
 		return errors.New("--ca-out needs --tls")
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		if errors.Is(err, syscall.EADDRINUSE) {
+			return &hintError{
+				err:  fmt.Errorf("cannot listen on %s: the address is already in use", addr),
+				hint: "another rewind sim (or a ZVM) may be running there; choose one with --addr 127.0.0.1:PORT, or --addr 127.0.0.1:0 for any free port",
+			}
+		}
 		return err
 	}
 	defer ln.Close()
@@ -124,6 +137,9 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 		if v.InsertRejection != "" {
 			note += ", inserts rejected"
 		}
+		if v.InsertTickFailure != "" {
+			note += ", inserts fail at the tick"
+		}
 		fmt.Fprintf(w, "  %-16s %s -> %s, cadence %s, %s, VMs %s\n", v.Name, v.ProtectedSite, v.RecoverySite,
 			time.Duration(v.Cadence), note, strings.Join(v.VMs, ", "))
 	}
@@ -138,6 +154,9 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 			kind = "confidential client (client_credentials)"
 		}
 		fmt.Fprintf(w, "  %s %s\n", kind, c.ID)
+	}
+	if h := sc.Strict.Habits(); len(h) > 0 {
+		fmt.Fprintf(w, "strict: %s\n", strings.Join(h, "; "))
 	}
 	fmt.Fprintf(w, "token lifetime %s; stop with Ctrl-C\n", time.Duration(sc.TokenTTL))
 }

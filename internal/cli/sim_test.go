@@ -6,6 +6,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -162,5 +163,35 @@ func TestSimCACNeedsTLS(t *testing.T) {
 	cmd.SetErr(io.Discard)
 	if err := cmd.Execute(); err == nil || !strings.Contains(err.Error(), "--tls") {
 		t.Fatalf("err = %v, want one naming --tls", err)
+	}
+}
+
+func TestSimDefaultAddrIsDocumented(t *testing.T) {
+	cmd := newSimCmd()
+	if got := cmd.Flags().Lookup("addr").DefValue; got != "127.0.0.1:9669" {
+		t.Errorf("--addr defaults to %q, want 127.0.0.1:9669", got)
+	}
+	if !strings.Contains(cmd.Long, "127.0.0.1:9669") {
+		t.Errorf("sim --help does not name its default address:\n%s", cmd.Long)
+	}
+}
+
+func TestSimAddressInUse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var stdout, stderr strings.Builder
+	code := Run([]string{"sim", "--addr", ln.Addr().String()}, strings.NewReader(""), &stdout, &stderr)
+	if code != 1 {
+		t.Fatalf("exit code %d, want 1; stderr:\n%s", code, stderr.String())
+	}
+	want := "rewind: cannot listen on " + ln.Addr().String() + ": the address is already in use\nhint: "
+	if !strings.HasPrefix(stderr.String(), want) || !strings.Contains(stderr.String(), "--addr 127.0.0.1:0") {
+		t.Errorf("stderr = %q, want it to start %q and name --addr 127.0.0.1:0", stderr.String(), want)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("stdout = %q, want nothing", stdout.String())
 	}
 }

@@ -2,30 +2,22 @@ package cli
 
 import (
 	"fmt"
-	"runtime/debug"
 
+	"github.com/rewind-dev/rewind/internal/version"
 	"github.com/spf13/cobra"
 )
-
-// version is set at build time with -ldflags "-X ...cli.version=v1.2.3";
-// otherwise the module version from the build info is used.
-var version = ""
 
 func newVersionCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",
 		Short: "Print rewind's version",
-		Args:  cobra.NoArgs,
+		Long: `version prints the release version, else the module version, else the
+commit the binary was built from (with its time, and "modified" when the
+tree had uncommitted changes), then the Go toolchain.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			v := version
-			if v == "" {
-				v = "(devel)"
-				if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-					v = bi.Main.Version
-				}
-			}
-			fmt.Fprintf(cmd.OutOrStdout(), "rewind %s\n", v)
-			return nil
+			_, err := fmt.Fprintf(cmd.OutOrStdout(), "rewind %s\n", version.String())
+			return err
 		},
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -27,6 +28,13 @@ type Options struct {
 	Getenv func(string) string
 	// Stderr receives diagnostics that are not part of the protocol.
 	Stderr io.Writer
+	// Advice marks a call that is checked, not made (see Decide): its
+	// checkpoint is taken, but no call is recorded as let through, so the
+	// call made next is protected by that same checkpoint.
+	Advice bool
+	// CacheDir is the folder of the Zerto token cache; empty means the
+	// user's cache folder (see zvm.Options.CacheDir).
+	CacheDir string
 }
 
 // Run reads one event from stdin and writes the decision to stdout, within
@@ -35,8 +43,9 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 1)}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 3)}
 	decided := make(chan hostio.Decision, 1)
+	go r.namedSettings()
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
 	d, late := r.await(decided)
 	answered := r
@@ -44,7 +53,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 		// r is still at work and owns its fields: the answer comes from a
 		// run of its own, under the settings r had made known.
 		answered = &run{opts: &opts, start: r.start, budget: late.budget, onError: late.onError}
-		d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		if late.capture != nil {
+			// A protect call out of time is pending or denied, never let
+			// through unchecked: see overrun.go.
+			answered.ev, answered.id = late.capture.ev, late.capture.id
+			d = answered.overrun(late.capture)
+		} else {
+			d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		}
 	}
 	if answered.rec != nil {
 		answered.appendAudit()
@@ -60,15 +76,20 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 // not (a host that never closes stdin, a config on a hung file system, a
 // bug). It returns the settings in force when the budget ran out, or nil.
 func (r *run) await(decided <-chan hostio.Decision) (hostio.Decision, *settings) {
-	known := settings{budget: watchBudget, onError: "allow"}
+	known := settings{budget: watchBudget, onError: "allow", early: true}
 	for {
 		t := time.NewTimer(time.Until(r.start.Add(known.budget - reserve(known.budget)/2)))
 		select {
 		case d := <-decided:
 			t.Stop()
 			return d, nil
-		case known = <-r.configured:
+		case s := <-r.configured:
 			t.Stop()
+			// Early settings (the named config's) never replace those
+			// of the config found for the event's project.
+			if !s.early || known.early {
+				known = s
+			}
 		case <-t.C:
 			return hostio.Decision{}, &known
 		}
@@ -83,6 +104,28 @@ var watchBudget = policy.DefaultBudget
 type settings struct {
 	budget  time.Duration
 	onError string
+	capture *capturing // set once a protect call's capture is under way
+	// early marks settings known before the event is read: the
+	// defaults, then those of the config --config or $REWIND_CONFIG names.
+	early bool
+}
+
+// namedSettings makes the settings of the config that --config or
+// $REWIND_CONFIG names known to the watch at once: the event, which says
+// where the project is, comes only when the host closes stdin, and a host
+// that never does is answered at that config's budget, not the default.
+func (r *run) namedSettings() {
+	defer func() { _ = recover() }()
+	path := r.opts.ConfigPath
+	if path == "" {
+		path = r.getenv("REWIND_CONFIG")
+	}
+	if path == "" {
+		return
+	}
+	if cfg, err := policy.Load(path); err == nil {
+		r.configured <- settings{budget: cfg.Hook.Budget, onError: cfg.Hook.OnError, early: true}
+	}
 }
 
 // run is one hook run: its event, and the audit record its decision makes.
@@ -95,8 +138,22 @@ type run struct {
 	// configured receives the settings once the config is read.
 	configured chan settings
 	ev         *hostio.Event
+	verdict    policy.Verdict
+	// targets maps targets to Zerto VM names for the audit record.
+	targets policy.TargetsConfig
 	// rec is the audit record of the decision, nil for a plain none.
 	rec *audit.Record
+	// id is the audit ID of the call, drawn once (see callID).
+	id string
+}
+
+// callID is the audit ID of this run's call: the same in the answer that
+// names it and in the record that follows.
+func (r *run) callID() string {
+	if r.id == "" {
+		r.id = audit.NewID()
+	}
+	return r.id
 }
 
 func (r *run) getenv(key string) string {
@@ -139,19 +196,30 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.internalError(err)
 	}
 	r.ev = ev
+	return r.judge(ctx)
+}
 
-	cfg, cfgErr := policy.Find(r.opts.ConfigPath, ev.Cwd, r.getenv)
+// judge decides on the decoded event r.ev: the config, the policy's
+// verdict and, for a protect verdict, the checkpoint.
+func (r *run) judge(ctx context.Context) hostio.Decision {
+	cfg, cfgErr := policy.Find(r.opts.ConfigPath, r.ev.Cwd, r.getenv)
 	if cfgErr != nil {
 		return r.brokenConfig(cfgErr)
 	}
-	r.onError, r.budget = cfg.Hook.OnError, cfg.Hook.Budget
+	if path, ignored := cfg.Untrusted(); path != "" {
+		r.warnf("%s is not trusted, so it can only tighten the policy; ignored: %s (to trust it: rewind trust %s)",
+			path, strings.Join(ignored, "; "), path)
+	}
+	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
+	r.ev.ResolveServers(cfg)
 	r.configured <- settings{budget: r.budget, onError: r.onError}
 
 	pol, err := policy.New(cfg)
 	if err != nil {
 		return r.brokenConfig(err)
 	}
-	v := pol.Classify(ev.Call())
+	v := pol.Classify(r.ev.Call())
+	r.verdict = v
 	switch v.Effect {
 	case policy.Deny:
 		d := hostio.Decision{Permission: hostio.Deny, Reason: "rewind: " + describe(v)}
@@ -189,9 +257,12 @@ func (r *run) errorPolicy() (onError string) {
 	if err != nil {
 		cwd = ""
 	}
-	if cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv); err == nil {
-		onError = cfg.Hook.OnError
+	cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv)
+	if err != nil {
+		// What did load of a broken config still says.
+		cfg = policy.Fallback(err)
 	}
+	onError = cfg.Hook.OnError
 	return onError
 }
 
@@ -202,17 +273,19 @@ func reserve(budget time.Duration) time.Duration {
 	return min(max(budget/20, 250*time.Millisecond), 2*time.Second)
 }
 
-// brokenConfig answers when the config cannot be used. The built-in
-// catalog still judges the call, so honest read-only work goes on (with a
-// warning), while anything the catalog would not let through silently is
-// put to the user: the config's own rules and Zerto settings are unknown.
+// brokenConfig answers when a config file cannot be used. What did load
+// (the catalog, the other config file) still judges the call, and every
+// rule of the broken file is read leniently as a rule that asks (see
+// policy.Fallback): a call any of them could match is put to the user with
+// the file's error, while honest work the file has no rule for goes on,
+// with a warning. Nothing that could be protected runs unasked.
 func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
 	d, v := hostio.Decision{Permission: hostio.Ask, Reason: msg}, policy.Verdict{}
-	if pol, err := policy.New(policy.Default()); err == nil {
+	if pol, err := policy.New(policy.Fallback(cfgErr)); err == nil {
 		v = pol.Classify(r.ev.Call())
 		if v.Effect == policy.None {
-			d = hostio.Decision{SystemMessage: msg + "; rules were checked against the built-in catalog only"}
+			d = hostio.Decision{SystemMessage: msg + "; no rule of the broken file could apply to this call, which the rest of the policy let through"}
 		} else {
 			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, describe(v))
 			d.SystemMessage = msg
@@ -230,25 +303,16 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo := zvm.Options{
-		URL:                cfg.Zerto.URL,
-		Auth:               cfg.Zerto.Auth,
-		ClientID:           cfg.Zerto.ClientID,
-		ClientSecret:       cfg.Zerto.ClientSecret,
-		Username:           cfg.Zerto.Username,
-		Password:           cfg.Zerto.Password,
-		CAFile:             cfg.Zerto.CAFile,
-		InsecureSkipVerify: cfg.Zerto.InsecureSkipVerify,
-		Warnf:              r.warnf,
+	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	if err != nil {
+		return r.noCheckpoint(v, err)
 	}
-	if err := zo.ApplyEnv(r.getenv); err != nil {
-		return r.noCheckpoint(v, fmt.Errorf("zerto settings: %w", err))
-	}
+	zo.Warnf, zo.CacheDir = r.warnf, r.opts.CacheDir
 	if zo.URL == "" {
 		d := hostio.Decision{
 			Permission: hostio.Ask,
-			Reason: fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
-				ruleName(v), strings.Join(v.Targets, ", ")),
+			Reason: withHint(fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
+				ruleName(v), strings.Join(v.Targets, ", ")), noZertoHint),
 		}
 		r.record(audit.DecisionAsk, d, v)
 		return d
@@ -263,15 +327,19 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		r.warnf("%v: checkpoints are not reused", err)
 		stateDir = ""
 	}
+	id := r.callID()
+	prog := &capture.Progress{}
+	r.announce(&capturing{progress: prog, v: v, cfg: cfg, id: id, ev: r.ev})
 	c := capture.New(z, capture.Options{
 		StateDir:      stateDir,
 		TagPrefix:     cfg.Hook.TagPrefix,
 		ReuseWithin:   cfg.Capture.ReuseWithin,
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
+		Progress:      prog,
 	})
-	id := audit.NewID(r.ev.ToolUseID)
-	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id})
+	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id, Advice: r.opts.Advice})
+	afterCapture(ctx)
 
 	var d hostio.Decision
 	decision := ""
@@ -292,12 +360,14 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 			// is not met by a second surprise.
 			reason += "; " + strings.TrimPrefix(unknownReason(out.Unknown, v), "rewind: ")
 		}
+		reason = withHint(reason, failureHints(out.Failures))
 		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
+	d = withNotes(d, out.Notes)
 	r.record(decision, d, v)
-	r.rec.ID = id
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
+	setOffset(r.rec, out)
 	var zerr []string
 	for _, f := range out.Failures {
 		var ze *zvm.Error
@@ -486,11 +556,14 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 		Reason:   d.Reason,
 		Targets:  v.Targets,
 	}
+	if vms := r.targets.VMNames(v.Targets); !slices.Equal(vms, v.Targets) {
+		rec.VMs = vms
+	}
 	if rec.Reason == "" {
 		rec.Reason = d.Context
 	}
 	if ev := r.ev; ev != nil {
-		rec.ID = audit.NewID(ev.ToolUseID)
+		rec.ID = r.callID()
 		rec.Session, rec.ToolUseID, rec.Tool, rec.Cwd = ev.SessionID, ev.ToolUseID, ev.ToolName, ev.Cwd
 		rec.Excerpt = excerpt(ev)
 	}
@@ -499,12 +572,14 @@ func (r *run) record(decision string, d hostio.Decision, v policy.Verdict) {
 
 // excerpt is what the log shows of a call: a shell tool's command, else its
 // input object. audit.Append shortens and redacts it.
+//
+// "command" is read in its exact spelling, as the host reads it (a map: a
+// struct field would match "Command" too).
 func excerpt(ev *hostio.Event) string {
-	var in struct {
-		Command string `json:"command"`
-	}
-	if json.Unmarshal(ev.ToolInput, &in) == nil && in.Command != "" {
-		return in.Command
+	var in map[string]json.RawMessage
+	var command string
+	if json.Unmarshal(ev.ToolInput, &in) == nil && json.Unmarshal(in["command"], &command) == nil && command != "" {
+		return command
 	}
 	return string(ev.ToolInput)
 }

@@ -119,7 +119,7 @@ func TestDecisionTable(t *testing.T) {
 		{name: "read-only call", command: "ssh web-01 uptime"},
 		{
 			name: "protected", command: "govc vm.power -off -vm web-01",
-			want:   []string{`checkpoint "rewind-`, "CheckpointIdentifier ", `on VPG "fast"`, "protects web-01", "rewind undo " + audit.NewID("protected")},
+			want:   []string{`checkpoint "rewind-`, "CheckpointIdentifier ", `on VPG "fast"`, "protects web-01", "rewind undo "},
 			logged: audit.DecisionProtected,
 		},
 		{
@@ -211,6 +211,36 @@ func TestDecisionTable(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestAuditIDsIdentifyOneCall: the same tool_use_id from two sessions, and
+// the same event run twice, are four calls with four audit IDs, each named
+// in its own answer.
+func TestAuditIDsIdentifyOneCall(t *testing.T) {
+	e := newEnv(t, "3s", "")
+	var answers []string
+	for _, session := range []string{"s1", "s2", "s2", "s1"} {
+		ev := strings.Replace(event("toolu_01", "govc vm.power -off -vm web-01"), `"session_id":"s1"`, `"session_id":"`+session+`"`, 1)
+		var out bytes.Buffer
+		Run(context.Background(), strings.NewReader(ev), &out, Options{
+			Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: io.Discard,
+		})
+		answers = append(answers, out.String())
+	}
+	recs := e.log(t)
+	if len(recs) != len(answers) {
+		t.Fatalf("logged %d records, want %d", len(recs), len(answers))
+	}
+	seen := map[string]bool{}
+	for i, r := range recs {
+		if seen[r.ID] {
+			t.Errorf("audit ID %s given to two calls", r.ID)
+		}
+		seen[r.ID] = true
+		if !strings.Contains(answers[i], "rewind undo "+r.ID+" (audit id)") {
+			t.Errorf("answer %d %q does not name its record's ID %s", i, answers[i], r.ID)
+		}
 	}
 }
 

@@ -1,30 +1,117 @@
 package hook
 
 import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
+
+	"github.com/rewind-dev/rewind/hostio"
 )
 
-// TestHostileShapes runs the shapes an agent can write to wear the
-// analysis down through the whole hook: each gets its exact decision, or
-// ask where it is past a limit, never a crash or a silent pass.
-func TestHostileShapes(t *testing.T) {
-	e := newEnv(t, "10s", "")
-	tests := []struct {
-		name, command, decision string
-	}{
-		{"parens in data hide a destroy", "echo '" + strings.Repeat("(", 1001) + "'; g\\ovc vm.destroy web-01", "deny"},
-		{"ifs in data hide a destroy", "echo '" + strings.Repeat("if ", 10001) + "'; g\\ovc vm.destroy web-01", "deny"},
-		{"the same bytes as data", "echo '" + strings.Repeat("(", 1001) + "; govc vm.destroy web-01'", ""},
-		{"deep test negation", "[[ " + strings.Repeat("! ", 1000000) + "x ]]", "ask"},
-		{"sudo chain", strings.Repeat("sudo ", 250000) + "ls", "ask"},
-		{"xargs chain", strings.Repeat("xargs ", 300000) + "ls", "ask"},
+// TestNamedConfigBudgetBoundsStdin: a host that never closes stdin is
+// answered at the budget of the config --config or $REWIND_CONFIG names,
+// not the default one, although the event (and so the project) is never
+// read.
+func TestNamedConfigBudgetBoundsStdin(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "rewind.toml")
+	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"1s\"\non_error = \"deny\"\n"), 0o600); err != nil {
+		t.Fatal(err)
 	}
-	for i, tt := range tests {
+	for _, tt := range []struct {
+		name string
+		flag string
+		env  string
+	}{
+		{"--config", cfg, ""},
+		{"REWIND_CONFIG", "", cfg},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			a, out := e.run(t, "hostile-"+string(rune('a'+i)), tt.command)
-			if got := a.HookSpecificOutput.PermissionDecision; got != tt.decision {
-				t.Errorf("decision %q, want %q (stdout %.300s)", got, tt.decision, out)
+			stdin := endlessStdin{done: make(chan struct{})}
+			defer close(stdin.done)
+			var out bytes.Buffer
+			Run(context.Background(), stdin, &out, Options{
+				Host:       hostio.Claude,
+				ConfigPath: tt.flag,
+				Getenv: func(k string) string {
+					switch k {
+					case "REWIND_STATE_DIR":
+						return dir
+					case "REWIND_CONFIG":
+						return tt.env
+					}
+					return ""
+				},
+			})
+			if !strings.Contains(out.String(), `"permissionDecision":"deny"`) ||
+				!strings.Contains(out.String(), "no decision within the hook's budget of 1s") {
+				t.Errorf("stdout %s, want the config's on_error (deny) at its budget of 1s", out.String())
+			}
+		})
+	}
+}
+
+// TestSecretsStayOutOfTheReason: a ZVM (or a proxy in its place) that
+// echoes the token request in its error, and a URL with a password that
+// does not parse, put no secret into the reason, the audit log or stderr.
+func TestSecretsStayOutOfTheReason(t *testing.T) {
+	const secret = "rewind-secret"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, e *env)
+	}{
+		{"error body echoes the form", func(t *testing.T, e *env) {
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprintf(w, "cannot handle %s with Authorization: %s", body, r.Header.Get("Authorization"))
+			}))
+			t.Cleanup(s.Close)
+			e.vars["REWIND_ZVM_URL"] = s.URL
+		}},
+		{"redirect to plain http", func(t *testing.T, e *env) {
+			var got atomic.Int32
+			other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got.Add(1) }))
+			s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, other.URL+"/collect", http.StatusTemporaryRedirect)
+			}))
+			t.Cleanup(func() {
+				s.Close()
+				other.Close()
+				if got.Load() != 0 {
+					t.Errorf("the redirect was followed")
+				}
+			})
+			e.vars["REWIND_ZVM_URL"] = s.URL
+		}},
+		{"URL with a password that does not parse", func(t *testing.T, e *env) {
+			e.vars["REWIND_ZVM_URL"] = "https://admin:" + secret + " x@zvm.lab.local"
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newEnv(t, "10s", "")
+			tt.setup(t, e)
+			var out, errb bytes.Buffer
+			Run(context.Background(), strings.NewReader(event("t1", "govc vm.power -off -vm web-01")), &out, Options{
+				Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: &errb,
+			})
+			if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
+				t.Errorf("stdout %s, want a deny", out.String())
+			}
+			logged, _ := os.ReadFile(filepath.Join(e.vars["REWIND_STATE_DIR"], "audit.jsonl"))
+			for where, text := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "audit": string(logged)} {
+				if strings.Contains(text, secret) {
+					t.Errorf("%s shows the secret: %s", where, text)
+				}
 			}
 		})
 	}

@@ -1,0 +1,129 @@
+package install
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// The Claude Code plugin's files live at the repository's root.
+const pluginRoot = ".."
+
+func readJSON(t *testing.T, rel string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(pluginRoot, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: %v", rel, err)
+	}
+}
+
+func TestPluginLayout(t *testing.T) {
+	var manifest struct {
+		Name, Version, Description, Homepage, Repository, License string
+		Author                                                    struct{ Name string }
+		Keywords                                                  []string
+	}
+	readJSON(t, ".claude-plugin/plugin.json", &manifest)
+	if manifest.Name != "rewind" || manifest.Version == "" || manifest.Description == "" {
+		t.Errorf("plugin.json: %+v", manifest)
+	}
+
+	var hooks struct {
+		Description string
+		Hooks       map[string][]struct {
+			Matcher string
+			Hooks   []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	readJSON(t, "hooks/hooks.json", &hooks)
+	pre := hooks.Hooks["PreToolUse"]
+	if len(hooks.Hooks) != 1 || len(pre) != 1 || len(pre[0].Hooks) != 1 {
+		t.Fatalf("hooks.json: want one PreToolUse hook, got %+v", hooks.Hooks)
+	}
+	h := pre[0].Hooks[0]
+	if pre[0].Matcher != Matcher("claude", nil) {
+		t.Errorf("matcher %q, want %q as rewind install writes it", pre[0].Matcher, Matcher("claude", nil))
+	}
+	if h.Type != "command" || h.Command != `"${CLAUDE_PLUGIN_ROOT}/scripts/rewind" hook` {
+		t.Errorf("hook command %q", h.Command)
+	}
+	if _, ok := RewindHook(h.Command); !ok {
+		t.Errorf("the plugin's hook %q is not recognised as rewind's", h.Command)
+	}
+	if h.Timeout != 180 {
+		t.Errorf("timeout %d, want 180 (above the default budget)", h.Timeout)
+	}
+
+	var mcp struct {
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+		} `json:"mcpServers"`
+	}
+	readJSON(t, ".mcp.json", &mcp)
+	s, ok := mcp.MCPServers["rewind"]
+	if len(mcp.MCPServers) != 1 || !ok || s.Command != "${CLAUDE_PLUGIN_ROOT}/scripts/rewind" || strings.Join(s.Args, " ") != "mcp" {
+		t.Errorf(".mcp.json: %+v", mcp.MCPServers)
+	}
+}
+
+// TestPluginScriptWithoutBinary runs the plugin's launcher where no rewind
+// binary can be found: the hook must ask, not let the call through.
+func TestPluginScriptWithoutBinary(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the launcher is a POSIX shell script")
+	}
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	script, err := filepath.Abs(filepath.Join(pluginRoot, "scripts", "rewind"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	cmd := exec.Command(sh, script, "hook")
+	cmd.Env = []string{"PATH=" + t.TempDir(), "HOME=" + home}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"govc vm.destroy web-01"}}`)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("launcher: %v", err)
+	}
+	var got struct {
+		HookSpecificOutput struct {
+			PermissionDecision, PermissionDecisionReason string
+		} `json:"hookSpecificOutput"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil || got.HookSpecificOutput.PermissionDecision != "ask" ||
+		!strings.Contains(got.HookSpecificOutput.PermissionDecisionReason, "go install github.com/rewind-dev/rewind/cmd/rewind@latest") {
+		t.Errorf("launcher output %s (%v)", out, err)
+	}
+
+	// With a rewind in $HOME/go/bin, the launcher runs it.
+	bin := filepath.Join(home, "go", "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "rewind"), []byte("#!/bin/sh\necho \"fake rewind $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cmd = exec.Command(sh, script, "version")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home}
+	out, err = cmd.Output()
+	if err != nil || string(out) != "fake rewind version\n" {
+		t.Errorf("launcher with a binary: %q, %v", out, err)
+	}
+}

@@ -1,0 +1,406 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"maps"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/policy"
+	"github.com/rewind-dev/rewind/zvm"
+	"github.com/spf13/cobra"
+)
+
+// doctorTimeout bounds each of doctor's calls to the ZVM and to an
+// installed binary.
+const doctorTimeout = 15 * time.Second
+
+// checkState is a check's outcome.
+type checkState string
+
+const (
+	checkOK   checkState = "ok"
+	checkWarn checkState = "warn"
+	checkFail checkState = "FAIL"
+)
+
+// doctor runs the checks and writes one line each.
+type doctor struct {
+	w      io.Writer
+	failed int
+}
+
+// line writes one check: its state, what was found and, when it is not ok,
+// the fix.
+func (d *doctor) line(s checkState, what, msg, fix string) {
+	if s == checkFail {
+		d.failed++
+	}
+	text := fmt.Sprintf("%-4s  %s: %s", s, what, msg)
+	if fix != "" {
+		text += "; fix: " + fix
+	}
+	fmt.Fprintln(d.w, text)
+}
+
+func newDoctorCmd() *cobra.Command {
+	var configPath string
+	cmd := &cobra.Command{
+		Use:   "doctor",
+		Short: "Check the config, Zerto and the installed hooks",
+		Long: `doctor checks, one line each, with the fix for what is wrong: the config is
+found and valid; the ZVM is reachable, its TLS certificate trusted and the
+credentials accepted; the token cache is private and writable; every
+installed hook's timeout is above hook.budget; the binary each hook runs
+exists and is this version. It exits 1 when a check fails.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			d := &doctor{w: cmd.OutOrStdout()}
+			d.run(cmd.Context(), configPath)
+			if d.failed > 0 {
+				return &exitError{code: 1, msg: fmt.Sprintf("%d check(s) failed", d.failed)}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
+	return cmd
+}
+
+func (d *doctor) run(ctx context.Context, configPath string) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		d.line(checkFail, "config", err.Error(), "run rewind doctor from a folder that exists")
+		return
+	}
+	cfg := d.config(configPath, cwd)
+	d.zerto(ctx, cfg)
+	d.tokenCache()
+	d.hooks(ctx, cfg, cwd)
+}
+
+// config checks that the config files are found and valid, says which
+// project config is not trusted and what of it is ignored, and returns the
+// configuration (what did load, when a file is broken).
+func (d *doctor) config(configPath, cwd string) *policy.Config {
+	cfg, err := policy.Find(configPath, cwd, os.Getenv)
+	if err != nil {
+		var le *policy.LoadError
+		if !errors.As(err, &le) {
+			d.line(checkFail, "config", err.Error(), "make the config's folder readable")
+			return policy.Default()
+		}
+		d.line(checkFail, "config", err.Error(), "correct the file; rewind explain and rewind test read it the same way")
+		return le.Fallback
+	}
+	if _, err := policy.New(cfg); err != nil {
+		d.line(checkFail, "config", err.Error(), "correct the rule")
+		return cfg
+	}
+	if len(cfg.Sources) == 0 {
+		d.line(checkOK, "config", "none found, the built-in defaults apply", "")
+	}
+	for _, src := range cfg.Sources {
+		switch {
+		case !src.Project:
+			d.line(checkOK, "config", src.Path+" is valid", "")
+		case src.Trusted:
+			d.line(checkOK, "config", src.Path+" is valid (trusted)", "")
+		case len(src.Ignored) > 0:
+			d.line(checkWarn, "config", src.Path+" is not trusted, so it can only tighten your policy; ignored: "+strings.Join(src.Ignored, "; "),
+				"rewind trust "+src.Path+", if you wrote it")
+		default:
+			d.line(checkOK, "config", src.Path+" is valid (untrusted: it can only tighten your policy)", "")
+		}
+	}
+	return cfg
+}
+
+// zerto checks the ZVM: reachable, TLS trusted, credentials accepted. One
+// authenticated request answers all three.
+func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
+	zo, err := cfg.Zerto.ZVMOptions(os.Getenv)
+	if err != nil {
+		d.line(checkFail, "zvm", err.Error(), "correct the variable")
+		return
+	}
+	zo.Warnf = func(string, ...any) {}
+	// A fresh login, not a cached token, is what proves the credentials.
+	zo.CacheDir = "-"
+	if zo.URL == "" {
+		d.line(checkFail, "zvm", "no ZVM configured, so every change to a VM is put to you instead of protected",
+			"set url in the config's [zerto] table, or REWIND_ZVM_URL")
+		return
+	}
+	c, err := zvm.New(zo)
+	if err != nil {
+		d.line(checkFail, "zvm", err.Error(), "set the credentials in REWIND_ZVM_* (see docs/install.md)")
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	site, err := c.LocalSite(ctx)
+	host := redactedHost(zo.URL)
+	https := strings.HasPrefix(strings.ToLower(zo.URL), "https://")
+	switch zvm.KindOf(err) {
+	case 0:
+		if err != nil {
+			d.line(checkFail, "zvm reachable", err.Error(), "check the URL")
+			return
+		}
+		d.line(checkOK, "zvm reachable", fmt.Sprintf("%s answers (site %q, version %s)", host, site.Name, site.Version), "")
+	case zvm.KindTransport, zvm.KindTimeout:
+		d.line(checkFail, "zvm reachable", err.Error(), "check the URL, DNS and the firewall between this host and the ZVM")
+		return
+	case zvm.KindTLS:
+		d.line(checkOK, "zvm reachable", host+" answers", "")
+		d.line(checkFail, "tls trusted", err.Error(), "set ca_file in [zerto] (or REWIND_ZVM_CA_FILE) to the PEM of the CA that signed the ZVM's certificate")
+		return
+	case zvm.KindUnauthorized:
+		d.line(checkOK, "zvm reachable", host+" answers", "")
+		d.tls(https, zo)
+		d.line(checkFail, "credentials accepted", err.Error(), "check REWIND_ZVM_CLIENT_ID/REWIND_ZVM_CLIENT_SECRET (or USERNAME/PASSWORD) and the client's roles in Zerto's Keycloak")
+		return
+	default:
+		d.line(checkWarn, "zvm reachable", err.Error(), "see Zerto's message")
+	}
+	d.tls(https, zo)
+	d.line(checkOK, "credentials accepted", "logged in as "+identity(zo), "")
+	d.clock(ctx, c)
+}
+
+// clockSkewWarn is the offset past which doctor warns: rewind works in
+// ZVM time whatever the offset, but a clock this far off on either side
+// makes Zerto's console and rewind's log hard to read side by side.
+const clockSkewWarn = 5 * time.Minute
+
+// clock reports how far the ZVM's clock is from this machine's. rewind
+// compares Zerto's timestamps in ZVM time, so an offset is not an error.
+func (d *doctor) clock(ctx context.Context, c *zvm.Client) {
+	zt, err := c.ServerTime(ctx)
+	if err != nil {
+		d.line(checkWarn, "zvm clock", "cannot read the ZVM's time: "+err.Error(), "rewind then reads it from the HTTP Date header")
+		return
+	}
+	off, _ := c.Offset()
+	msg := fmt.Sprintf("ZVM time %s, %s this machine's clock (rewind works in ZVM time)",
+		zt.UTC().Format(time.RFC3339), describeOffset(off))
+	if off.Abs() > clockSkewWarn {
+		d.line(checkWarn, "zvm clock", msg, "keep the ZVM and this machine on NTP so that times in rewind log and Zerto's console agree")
+		return
+	}
+	d.line(checkOK, "zvm clock", msg, "")
+}
+
+// describeOffset says an offset in words: "2m0s ahead of", "in step with".
+func describeOffset(off time.Duration) string {
+	off = off.Round(time.Second)
+	switch {
+	case off > 0:
+		return off.String() + " ahead of"
+	case off < 0:
+		return (-off).String() + " behind"
+	}
+	return "in step with"
+}
+
+func (d *doctor) tls(https bool, zo zvm.Options) {
+	switch {
+	case !https:
+		d.line(checkWarn, "tls trusted", "the ZVM URL is http://: credentials and tokens cross the network unencrypted", "use the ZVM's https:// URL")
+	case zo.InsecureSkipVerify:
+		d.line(checkWarn, "tls trusted", "certificate checks are off (insecure_skip_verify)", "set ca_file to the ZVM's CA and turn insecure_skip_verify off")
+	default:
+		d.line(checkOK, "tls trusted", "the ZVM's certificate is trusted", "")
+	}
+}
+
+// identity names who logs in, never a secret.
+func identity(zo zvm.Options) string {
+	if zo.Username != "" {
+		return "user " + zo.Username
+	}
+	id := zo.ClientID
+	if id == "" {
+		id = zvm.DefaultClientID
+	}
+	return "client " + id
+}
+
+// redactedHost is the URL's host, for a line that may be shared.
+func redactedHost(s string) string {
+	if u, err := url.Parse(s); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "the ZVM"
+}
+
+// tokenCache checks that the token cache folder is writable and its files
+// private: tokens there log in to Zerto.
+func (d *doctor) tokenCache() {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		d.line(checkWarn, "token cache", "no cache folder, so every hook run logs in anew", "set HOME or XDG_CACHE_HOME")
+		return
+	}
+	dir := filepath.Join(base, "rewind", "zvm-tokens")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		d.line(checkFail, "token cache", err.Error(), "make "+filepath.Dir(dir)+" writable")
+		return
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		d.line(checkFail, "token cache", dir+" is not writable: "+err.Error(), "chmod u+w "+dir)
+		return
+	}
+	f.Close()
+	os.Remove(f.Name())
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		d.line(checkFail, "token cache", err.Error(), "chmod 700 "+dir)
+		return
+	}
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		if info.Mode().Perm()&0o077 != 0 {
+			p := filepath.Join(dir, e.Name())
+			d.line(checkFail, "token cache", fmt.Sprintf("%s has mode %04o: other users can read a Zerto token", p, info.Mode().Perm()), "chmod 600 "+p)
+			return
+		}
+	}
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o077 != 0 {
+		d.line(checkWarn, "token cache", fmt.Sprintf("%s has mode %04o", dir, fi.Mode().Perm()), "chmod 700 "+dir)
+		return
+	}
+	d.line(checkOK, "token cache", dir+" is writable, its files mode 0600", "")
+}
+
+// hooks checks every installed hook: its timeout against hook.budget, and
+// the binary it runs.
+func (d *doctor) hooks(ctx context.Context, cfg *policy.Config, cwd string) {
+	home, _ := os.UserHomeDir()
+	found, errs := install.Find(install.Env{Dir: cwd, Home: home})
+	for _, err := range errs {
+		var pe *install.ParseError
+		fix := "make it readable"
+		if errors.As(err, &pe) {
+			fix = "correct the file"
+		}
+		d.line(checkFail, "hook settings", err.Error(), fix)
+	}
+	if len(found) == 0 {
+		d.line(checkFail, "hook", "no rewind hook is installed in this project's or your settings", "rewind install (see rewind install --help for other hosts and scopes)")
+		return
+	}
+	budget := cfg.Hook.Budget
+	want := install.HookTimeout(budget)
+	binaries := map[string]bool{}
+	seen := map[string]bool{}
+	for _, in := range found {
+		// A host with several events (Cursor) holds the same hook twice.
+		key := fmt.Sprint(in.Path, in.Timeout, in.TimeoutSet, in.Matcher, in.Binary)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		what := "hook timeout"
+		where := fmt.Sprintf("%s (%s)", in.Path, in.Host)
+		switch {
+		case in.Timeout == 0:
+			d.line(checkWarn, what, where+": the host's hook timeout is its own and not in this file", fmt.Sprintf("make sure %s lets hooks run longer than hook.budget = %s", in.Host, budget))
+		case in.Timeout <= budget:
+			how := fmt.Sprintf("the timeout of %s", in.Timeout)
+			if !in.TimeoutSet {
+				how = fmt.Sprintf("no timeout, so the host's default of %s", in.Timeout)
+			}
+			d.line(checkFail, what, fmt.Sprintf("%s: %s is not above hook.budget = %s: the host would cancel the hook and let the call through unguarded", where, how, budget),
+				fmt.Sprintf("rewind install --host %s again (writes %s), or lower hook.budget", in.Host, want))
+		default:
+			d.line(checkOK, what, fmt.Sprintf("%s: %s, above hook.budget = %s", where, in.Timeout, budget), "")
+		}
+		if missed := in.Uncovered(cfg); len(missed) > 0 {
+			d.line(checkFail, "hook matcher", fmt.Sprintf("%s: the matcher %q lets %s past the hook unjudged", where, in.Matcher, strings.Join(missed, ", ")),
+				fmt.Sprintf("rewind install --host %s again, which writes a matcher for the config's rules", in.Host))
+		}
+		binaries[in.Binary] = true
+	}
+	for _, bin := range slices.Sorted(maps.Keys(binaries)) {
+		d.binary(ctx, bin)
+	}
+}
+
+// binary checks that the binary a hook runs exists and is this version.
+func (d *doctor) binary(ctx context.Context, bin string) {
+	path := bin
+	if !filepath.IsAbs(bin) {
+		p, err := exec.LookPath(bin)
+		if err != nil {
+			d.line(checkFail, "hook binary", bin+" is not on PATH", "rewind install again, which writes this binary's absolute path")
+			return
+		}
+		path = p
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		d.line(checkFail, "hook binary", path+" does not exist: the host cannot run the hook", "rewind install again from the rewind you want the host to run")
+		return
+	case err != nil:
+		d.line(checkFail, "hook binary", err.Error(), "make it readable")
+		return
+	case fi.Mode().Perm()&0o111 == 0:
+		d.line(checkFail, "hook binary", path+" is not executable", "chmod +x "+path)
+		return
+	}
+	self, err := selfPath()
+	if err == nil {
+		if sfi, err := os.Stat(self); err == nil && os.SameFile(fi, sfi) {
+			d.line(checkOK, "hook binary", path+" is this binary", "")
+			return
+		}
+	}
+	mine := versionOutput()
+	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, path, "version").Output()
+	if err != nil {
+		d.line(checkFail, "hook binary", fmt.Sprintf("%s version: %v", path, err), "rewind install again from the rewind you want the host to run")
+		return
+	}
+	theirs := strings.TrimSpace(string(out))
+	if theirs != mine {
+		d.line(checkFail, "hook binary", fmt.Sprintf("%s is %q, this is %q", path, theirs, mine), "rewind install again from the rewind you want the host to run, or install the same version there")
+		return
+	}
+	d.line(checkOK, "hook binary", fmt.Sprintf("%s exists and is %s", path, theirs), "")
+}
+
+// versionOutput is what `rewind version` prints, from the version command
+// itself, so that both sides of the comparison come from one place.
+func versionOutput() string {
+	var b bytes.Buffer
+	cmd := newVersionCmd()
+	cmd.SetOut(&b)
+	cmd.SetArgs(nil)
+	if err := cmd.Execute(); err != nil {
+		return ""
+	}
+	return strings.TrimSpace(b.String())
+}

@@ -1,0 +1,181 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/policy"
+	"github.com/spf13/cobra"
+)
+
+// installFlags are the flags install and uninstall share.
+type installFlags struct {
+	scope, host, configPath string
+	dryRun                  bool
+}
+
+func (f *installFlags) register(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.scope, "scope", "", "`project`, user or local (default: project; user for codex)")
+	cmd.Flags().StringVar(&f.host, "host", "claude", "the agent host: claude, codex, gemini, cursor or copilot")
+	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the changes as a diff and write nothing")
+	cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+}
+
+// options turns the flags into install options for the working directory,
+// the home folder and this binary.
+func (f *installFlags) options() (install.Options, error) {
+	var o install.Options
+	h, err := hostio.ParseHost(f.host)
+	if err != nil {
+		return o, err
+	}
+	scope := install.DefaultScope(h)
+	if f.scope != "" {
+		if scope, err = install.ParseScope(f.scope); err != nil {
+			return o, err
+		}
+	}
+	cwd, err := os.Getwd()
+	if err != nil {
+		return o, err
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return o, fmt.Errorf("finding the home folder: %w", err)
+	}
+	bin, err := selfPath()
+	if err != nil {
+		return o, err
+	}
+	cfg, err := policy.Find(f.configPath, cwd, os.Getenv)
+	if err != nil {
+		return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
+	}
+	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, Config: cfg}, nil
+}
+
+// selfPath is this binary's absolute path, symbolic links resolved, so that
+// the host finds it without a change to its PATH.
+func selfPath() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("finding the rewind binary: %w", err)
+	}
+	if p, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = p
+	}
+	return filepath.Abs(exe)
+}
+
+func newInstallCmd() *cobra.Command {
+	var f installFlags
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Add rewind's hook and MCP server to an agent host's settings",
+		Long: `install adds rewind to an agent host's settings: the PreToolUse hook (with a
+timeout above hook.budget, running this binary by its absolute path) and,
+where the host keeps MCP servers in a file rewind edits, the MCP server.
+
+It merges with what is there: every other setting, hook and unknown key is
+kept, in its order. Running it again changes nothing. A settings file that
+does not parse is refused, and nothing is written. With --dry-run the
+changes are printed as a diff instead.`,
+		Example: `  rewind install                     # Claude Code, this project (.claude/settings.json, .mcp.json)
+  rewind install --scope user        # Claude Code, every project
+  rewind install --host codex --dry-run`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := f.options()
+			if err != nil {
+				return err
+			}
+			res, err := install.Plan(o)
+			if err != nil {
+				return planError(err)
+			}
+			return report(cmd.OutOrStdout(), o, res, f.dryRun, "installed")
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func newUninstallCmd() *cobra.Command {
+	var f installFlags
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Remove what rewind install added to an agent host's settings",
+		Long: `uninstall takes rewind's hook and MCP server out of an agent host's settings,
+and nothing else; objects and files that only held them go too.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o, err := f.options()
+			if err != nil {
+				return err
+			}
+			res, err := install.PlanRemove(o)
+			if err != nil {
+				return planError(err)
+			}
+			return report(cmd.OutOrStdout(), o, res, f.dryRun, "removed")
+		},
+	}
+	f.register(cmd)
+	return cmd
+}
+
+func planError(err error) error {
+	var pe *install.ParseError
+	if errors.As(err, &pe) {
+		return &hintError{err: fmt.Errorf("%w; nothing was written", err), hint: "fix the file, or move it away, and run the command again"}
+	}
+	return err
+}
+
+// report writes the changes (applying them unless dryRun) and says what
+// happened.
+func report(w io.Writer, o install.Options, res *install.Result, dryRun bool, done string) error {
+	where := fmt.Sprintf("%s (%s scope)", o.Host, o.Scope)
+	if len(res.Changes) == 0 {
+		if done == "installed" {
+			fmt.Fprintf(w, "rewind is already installed for %s: nothing to change\n", where)
+		} else {
+			fmt.Fprintf(w, "rewind is not installed for %s: nothing to change\n", where)
+		}
+		return nil
+	}
+	if dryRun {
+		for _, c := range res.Changes {
+			w.Write(c.Diff())
+		}
+		return nil
+	}
+	if err := install.Apply(res.Changes); err != nil {
+		return err
+	}
+	for _, c := range res.Changes {
+		verb := "updated"
+		switch {
+		case c.Old == nil:
+			verb = "created"
+		case c.New == nil:
+			verb = "removed"
+		}
+		fmt.Fprintf(w, "%s %s\n", verb, c.Path)
+	}
+	for _, p := range res.Unchanged {
+		fmt.Fprintf(w, "unchanged %s\n", p)
+	}
+	fmt.Fprintf(w, "rewind %s for %s\n", done, where)
+	if done == "installed" {
+		for _, n := range res.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,424 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
+	"github.com/rewind-dev/rewind/audit"
+)
+
+// MinProjectBudget is the shortest hook.budget an untrusted project config
+// may set. A budget the hook cannot keep makes every call an internal
+// error, which hook.on_error (allow by default) lets through: a shorter
+// budget is a way to switch the guard off.
+const MinProjectBudget = 10 * time.Second
+
+// Source is one file a Config was made of.
+type Source struct {
+	Path string
+	// Project is set for a .rewind.toml found from the call's folder.
+	Project bool
+	// Trusted is set for a project config whose content `rewind trust`
+	// recorded: it may loosen the user's policy.
+	Trusted bool
+	// Ignored lists the settings of an untrusted project config that
+	// would loosen the user's policy, and are not applied.
+	Ignored []string
+}
+
+// Find builds the configuration for a call made in cwd, from up to two
+// files and the built-in catalog:
+//
+//   - the user's config: flagPath (--config), else $REWIND_CONFIG, else
+//     rewind/config.toml in the user config folder, else the defaults;
+//   - the project's config: the nearest .rewind.toml from cwd upwards,
+//     unless it is the user's config file itself.
+//
+// A project config that `rewind trust` recorded (see Trusted) is laid over
+// the user's: its rules come first and the settings it sets replace the
+// user's. An untrusted one can only tighten: its rules judge every call
+// beside the user's and the catalog's, and the stricter verdict wins (see
+// Config.Tighten); of its settings only those that tighten apply (see
+// tightenSettings), and the others are listed in Source.Ignored.
+//
+// When a file cannot be read or parsed, Find returns a *LoadError whose
+// Fallback is the configuration made of what did load, with the broken
+// file's rules read leniently as rules that ask (see looseRules).
+func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
+	userPath, projectPath, err := Discover(flagPath, cwd, getenv)
+	if err != nil {
+		return nil, err
+	}
+	var broken []error
+	cfg := Default()
+	if userPath != "" {
+		data, err := os.ReadFile(userPath)
+		if err == nil {
+			var c *Config
+			if c, err = Parse(userPath, data); err == nil {
+				cfg = c
+			}
+		} else {
+			err = fmt.Errorf("reading config: %w", err)
+		}
+		if err != nil {
+			broken = append(broken, err)
+			cfg.Tighten = append(cfg.Tighten, looseRules(userPath, data))
+		}
+		cfg.Sources = append(cfg.Sources, Source{Path: userPath})
+	}
+	cfg.Home = homeDir(getenv)
+	cfg.OwnFiles = ownFiles(flagPath, userPath, getenv)
+	if projectPath != "" {
+		src := Source{Path: projectPath, Project: true}
+		data, err := os.ReadFile(projectPath)
+		var proj *Config
+		if err == nil {
+			proj, err = Parse(projectPath, data)
+		} else {
+			err = fmt.Errorf("reading config: %w", err)
+		}
+		switch {
+		case err != nil:
+			broken = append(broken, err)
+			cfg.Tighten = append(cfg.Tighten, looseRules(projectPath, data))
+		case IsTrusted(projectPath, data, getenv):
+			src.Trusted = true
+			overlay(cfg, proj, setKeys(data))
+		default:
+			src.Ignored = tightenSettings(cfg, proj, setKeys(data))
+			cfg.Tighten = append(cfg.Tighten, proj)
+		}
+		cfg.Sources = append(cfg.Sources, src)
+	}
+	if len(broken) > 0 {
+		return nil, &LoadError{Err: errors.Join(broken...), Fallback: cfg}
+	}
+	return cfg, nil
+}
+
+// LoadError is a config file that cannot be used: unreadable, or with an
+// error in it. Fallback is the configuration to judge calls by meanwhile:
+// the files that did load, and the broken file's rules as rules that ask
+// every call they could have matched.
+type LoadError struct {
+	Err      error
+	Fallback *Config
+}
+
+func (e *LoadError) Error() string { return e.Err.Error() }
+func (e *LoadError) Unwrap() error { return e.Err }
+
+// Fallback returns the configuration to judge calls by when Find failed
+// with err: a *LoadError's Fallback, else the defaults.
+func Fallback(err error) *Config {
+	var le *LoadError
+	if errors.As(err, &le) && le.Fallback != nil {
+		return le.Fallback
+	}
+	return Default()
+}
+
+// Discover returns the config files Find reads: the user's (flagPath,
+// else $REWIND_CONFIG, else rewind/config.toml in the user's config
+// folder when it exists) and the project's (the nearest .rewind.toml from
+// cwd upwards, unless it is the user's file). Either is "" when there is
+// none. An explicitly named file is returned even when it does not exist,
+// so that loading it reports the mistake. getenv is os.Getenv outside
+// tests.
+func Discover(flagPath, cwd string, getenv func(string) string) (user, project string, err error) {
+	user = flagPath
+	if user == "" {
+		user = getenv("REWIND_CONFIG")
+	}
+	if user == "" {
+		if p := userConfigFile(getenv); p != "" {
+			ok, err := isFile(p)
+			if err != nil {
+				return "", "", err
+			}
+			if ok {
+				user = p
+			}
+		}
+	}
+	if cwd == "" {
+		return user, "", nil
+	}
+	dir, err := filepath.Abs(cwd)
+	if err != nil {
+		return "", "", fmt.Errorf("finding config: %w", err)
+	}
+	for {
+		p := filepath.Join(dir, ProjectFile)
+		ok, err := isFile(p)
+		if err != nil {
+			return "", "", err
+		}
+		if ok {
+			if !sameFile(p, user) {
+				project = p
+			}
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			break
+		}
+		dir = parent
+	}
+	return user, project, nil
+}
+
+// userConfigFile is rewind/config.toml in the user's config folder, or "".
+func userConfigFile(getenv func(string) string) string {
+	dir := userConfigDir(getenv)
+	if dir == "" {
+		return ""
+	}
+	return filepath.Join(dir, "rewind", "config.toml")
+}
+
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func homeDir(getenv func(string) string) string {
+	if runtime.GOOS == "windows" {
+		return getenv("USERPROFILE")
+	}
+	return getenv("HOME")
+}
+
+// ownFiles are rewind's own files where it runs: the config files named
+// by --config and $REWIND_CONFIG, the user config (also before it exists)
+// and the state folder, which holds the audit log and the trusted
+// configs.
+func ownFiles(flagPath, userPath string, getenv func(string) string) []string {
+	var out []string
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		for _, x := range out {
+			if x == p {
+				return
+			}
+		}
+		out = append(out, p)
+	}
+	add(flagPath)
+	add(getenv("REWIND_CONFIG"))
+	add(userPath)
+	add(userConfigFile(getenv))
+	if dir, err := audit.StateDir(getenv); err == nil {
+		add(dir)
+	}
+	return out
+}
+
+// setKeys returns the settings a config file sets, as "table.key". The
+// file has parsed, so it is valid TOML.
+func setKeys(data []byte) map[string]bool {
+	var m map[string]any
+	if toml.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	keys := map[string]bool{}
+	for table, v := range m {
+		keys[table] = true
+		if sub, ok := v.(map[string]any); ok {
+			for k := range sub {
+				keys[table+"."+k] = true
+			}
+		}
+	}
+	return keys
+}
+
+// overlay lays a trusted project config over the user's: its rules come
+// first, the settings it sets replace the user's, and its value options,
+// subcommand aliases and target aliases add to the user's.
+func overlay(cfg, proj *Config, set map[string]bool) {
+	z, pz := &cfg.Zerto, proj.Zerto
+	for key, apply := range map[string]func(){
+		"zerto.url":                  func() { z.URL = pz.URL },
+		"zerto.auth":                 func() { z.Auth = pz.Auth },
+		"zerto.client_id":            func() { z.ClientID = pz.ClientID },
+		"zerto.client_secret":        func() { z.ClientSecret = pz.ClientSecret },
+		"zerto.username":             func() { z.Username = pz.Username },
+		"zerto.password":             func() { z.Password = pz.Password },
+		"zerto.ca_file":              func() { z.CAFile = pz.CAFile },
+		"zerto.insecure_skip_verify": func() { z.InsecureSkipVerify = pz.InsecureSkipVerify },
+		"hook.budget":                func() { cfg.Hook.Budget = proj.Hook.Budget },
+		"hook.on_error":              func() { cfg.Hook.OnError = proj.Hook.OnError },
+		"hook.pending":               func() { cfg.Hook.Pending = proj.Hook.Pending },
+		"hook.tag_prefix":            func() { cfg.Hook.TagPrefix = proj.Hook.TagPrefix },
+		"capture.reuse_within":       func() { cfg.Capture.ReuseWithin = proj.Capture.ReuseWithin },
+		"targets.strip_domain":       func() { cfg.Targets.StripDomain = proj.Targets.StripDomain },
+	} {
+		if set[key] {
+			apply()
+		}
+	}
+	if len(proj.Targets.Aliases) > 0 {
+		aliases := make(map[string]string, len(cfg.Targets.Aliases)+len(proj.Targets.Aliases))
+		for _, m := range []map[string]string{cfg.Targets.Aliases, proj.Targets.Aliases} {
+			for k, v := range m {
+				aliases[k] = v
+			}
+		}
+		cfg.Targets.Aliases = aliases
+	}
+	cfg.ValueOptions = mergeLists(cfg.ValueOptions, proj.ValueOptions)
+	if len(proj.SubcommandAliases) > 0 {
+		m := make(map[string]map[string]string)
+		for _, src := range []map[string]map[string]string{cfg.SubcommandAliases, proj.SubcommandAliases} {
+			for cmd, list := range src {
+				if m[cmd] == nil {
+					m[cmd] = make(map[string]string)
+				}
+				for k, v := range list {
+					m[cmd][k] = v
+				}
+			}
+		}
+		cfg.SubcommandAliases = m
+	}
+	cfg.Commands = append(append([]CommandRule(nil), proj.Commands...), cfg.Commands...)
+	cfg.Tools = append(append([]ToolRule(nil), proj.Tools...), cfg.Tools...)
+	cfg.Servers = append(append([]ServerRule(nil), proj.Servers...), cfg.Servers...)
+	cfg.Tests = append(cfg.Tests, proj.Tests...)
+	if cfg.Path == "" {
+		cfg.Path = proj.Path
+	}
+}
+
+// onErrorRank orders hook.on_error from the loosest to the strictest.
+var onErrorRank = map[string]int{"allow": 0, "ask": 1, "deny": 2}
+
+func mergeLists(a, b map[string][]string) map[string][]string {
+	if len(b) == 0 {
+		return a
+	}
+	m := make(map[string][]string, len(a)+len(b))
+	for _, src := range []map[string][]string{a, b} {
+		for k, v := range src {
+			m[k] = append(m[k], v...)
+		}
+	}
+	return m
+}
+
+// tightenSettings applies the settings of an untrusted project config that
+// make the user's policy stricter, and returns the others, which are not
+// applied:
+//
+//   - [zerto]: none. An agent that can point rewind at a ZVM of its own
+//     (url), trust a certificate of its own (ca_file, insecure_skip_verify)
+//     or other credentials gets checkpoints that protect nothing.
+//   - hook.budget: shorter, down to MinProjectBudget; never longer (past the
+//     host's hook timeout the host cancels the hook and the call runs).
+//   - hook.on_error: stricter only (allow < ask < deny); hook.pending:
+//     "deny" only; hook.tag_prefix: none (reuse finds rewind's checkpoints
+//     by their tag).
+//   - capture.reuse_within: shorter only.
+//   - [targets]: none. An alias decides which VM gets the checkpoint.
+//
+// Value options and subcommand aliases apply to the project's own rules
+// only (see Policy.compileTighten), and its rules to its own judgement.
+func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) {
+	ignore := func(key, value, why string) {
+		ignored = append(ignored, fmt.Sprintf("%s = %s (%s)", key, value, why))
+	}
+	pz, uz := proj.Zerto, cfg.Zerto
+	for _, z := range []struct {
+		key       string
+		differs   bool
+		printable string // the value as shown, "" for a secret
+	}{
+		{"url", pz.URL != uz.URL, pz.URL},
+		{"auth", pz.Auth != uz.Auth, pz.Auth},
+		{"client_id", pz.ClientID != uz.ClientID, pz.ClientID},
+		{"client_secret", pz.ClientSecret != uz.ClientSecret, ""},
+		{"username", pz.Username != uz.Username, pz.Username},
+		{"password", pz.Password != uz.Password, ""},
+		{"ca_file", pz.CAFile != uz.CAFile, pz.CAFile},
+		{"insecure_skip_verify", pz.InsecureSkipVerify != uz.InsecureSkipVerify, fmt.Sprint(pz.InsecureSkipVerify)},
+	} {
+		if set["zerto."+z.key] && z.differs {
+			value := "..."
+			if z.printable != "" {
+				value = fmt.Sprintf("%q", z.printable)
+			}
+			ignore("zerto."+z.key, value, "only the user's config or a trusted project config sets where Zerto is and how to reach it")
+		}
+	}
+	if set["hook.budget"] {
+		switch b := proj.Hook.Budget; {
+		case b == cfg.Hook.Budget:
+		case b < MinProjectBudget:
+			ignore("hook.budget", fmt.Sprintf("%q", b), fmt.Sprintf("below the %s an untrusted project config may set", MinProjectBudget))
+		case b > cfg.Hook.Budget:
+			ignore("hook.budget", fmt.Sprintf("%q", b), fmt.Sprintf("longer than the user's %s", cfg.Hook.Budget))
+		default:
+			cfg.Hook.Budget = b
+		}
+	}
+	if set["hook.on_error"] && proj.Hook.OnError != cfg.Hook.OnError {
+		if onErrorRank[proj.Hook.OnError] > onErrorRank[cfg.Hook.OnError] {
+			cfg.Hook.OnError = proj.Hook.OnError
+		} else {
+			ignore("hook.on_error", fmt.Sprintf("%q", proj.Hook.OnError), fmt.Sprintf("looser than the user's %q", cfg.Hook.OnError))
+		}
+	}
+	if set["hook.pending"] && proj.Hook.Pending != cfg.Hook.Pending {
+		if proj.Hook.Pending == "deny" {
+			cfg.Hook.Pending = "deny"
+		} else {
+			ignore("hook.pending", fmt.Sprintf("%q", proj.Hook.Pending), "would let a call run before its checkpoint exists")
+		}
+	}
+	if set["hook.tag_prefix"] && proj.Hook.TagPrefix != cfg.Hook.TagPrefix {
+		ignore("hook.tag_prefix", fmt.Sprintf("%q", proj.Hook.TagPrefix), "rewind finds its checkpoints by their tag")
+	}
+	if set["capture.reuse_within"] {
+		if r := proj.Capture.ReuseWithin; r <= cfg.Capture.ReuseWithin {
+			cfg.Capture.ReuseWithin = r
+		} else {
+			ignore("capture.reuse_within", fmt.Sprintf("%q", r), fmt.Sprintf("longer than the user's %s", cfg.Capture.ReuseWithin))
+		}
+	}
+	if set["targets.aliases"] && !maps.Equal(proj.Targets.Aliases, cfg.Targets.Aliases) {
+		ignore("targets.aliases", "...", "an alias decides which VM gets the checkpoint")
+	}
+	if set["targets.strip_domain"] && proj.Targets.StripDomain != cfg.Targets.StripDomain {
+		ignore("targets.strip_domain", fmt.Sprint(proj.Targets.StripDomain), "it decides which VM gets the checkpoint")
+	}
+	return ignored
+}
+
+// Untrusted returns the project config of cfg that is not trusted and
+// the settings of it that are ignored, for a hint to run `rewind trust`.
+func (c *Config) Untrusted() (path string, ignored []string) {
+	for _, s := range c.Sources {
+		if s.Project && !s.Trusted && len(s.Ignored) > 0 {
+			return s.Path, s.Ignored
+		}
+	}
+	return "", nil
+}

@@ -1,0 +1,450 @@
+package policy
+
+import (
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// A rule with writes judges the files a call writes. Such rules are judged
+// in a pass of their own (judgeWrites), so that a rule that lets a command
+// or tool through ("tee" is read-only, Write to docs/** is fine) does not
+// hide a write to a file the catalog guards, such as rewind's own config
+// or the host settings that install rewind.
+
+// writeRule is a rule with writes, compiled: a command rule (cmd) or a tool
+// rule (tool), and its globs in lower case.
+type writeRule struct {
+	cmd   *commandRule
+	tool  *toolRule
+	globs []string
+	// own is set when the globs include OwnFilesGlob: the rule also
+	// guards rewind's own files where it runs (Policy.ownGlobs).
+	own bool
+}
+
+// OwnFilesGlob in a rule's writes stands for rewind's own files where it
+// runs: the config files in use, the user config, $REWIND_CONFIG and the
+// state folder (see Config.OwnFiles).
+const OwnFilesGlob = "@rewind"
+
+func lowerGlobs(globs []string) []string {
+	out := make([]string, len(globs))
+	for i, g := range globs {
+		out[i] = strings.ToLower(filepath.ToSlash(g))
+	}
+	return out
+}
+
+// label and src give the rule's name, effect and reason.
+func (w *writeRule) label() string {
+	if w.cmd != nil {
+		return w.cmd.label
+	}
+	return w.tool.label
+}
+
+// rawGlobs are the rule's writes as written in its config.
+func (w *writeRule) rawGlobs() []string {
+	if w.cmd != nil {
+		return w.cmd.src.Writes
+	}
+	return w.tool.src.Writes
+}
+
+func (w *writeRule) effect() Effect {
+	if w.cmd != nil {
+		return w.cmd.src.Effect
+	}
+	return w.tool.src.Effect
+}
+
+func (w *writeRule) reason() string {
+	if w.cmd != nil {
+		return w.cmd.src.Reason
+	}
+	return w.tool.src.Reason
+}
+
+// matchFile returns the first spelling of a written file that matches the
+// rule's globs, or "". Globs and names are compared in lower case: on the
+// file systems of macOS and Windows ".Rewind.TOML" is the same file as
+// ".rewind.toml".
+func (w *writeRule) matchFile(forms, own []string) string {
+	for _, f := range forms {
+		lower := strings.ToLower(f)
+		for _, list := range [2][]string{w.globs, own} {
+			for _, g := range list {
+				if matchPath(g, lower) {
+					return f
+				}
+			}
+			if !w.own {
+				break
+			}
+		}
+	}
+	return ""
+}
+
+// fileForms returns the spellings of a written file name that rules are
+// matched against: as written (cleaned), with ~ and $HOME expanded, made
+// absolute against cwd, and with symbolic links followed, so that a link
+// made earlier does not hide the file it points to.
+func (p *Policy) fileForms(name, cwd string) []string {
+	var forms []string
+	add := func(f string) {
+		f = filepath.ToSlash(f)
+		for _, x := range forms {
+			if x == f {
+				return
+			}
+		}
+		forms = append(forms, f)
+	}
+	name = strings.Trim(name, `"'`)
+	add(path.Clean(filepath.ToSlash(name)))
+	rooted := filepath.IsAbs(name) || strings.HasPrefix(name, "~") || strings.HasPrefix(name, "$")
+	if !rooted {
+		if cwd == "" || cwd == unknownDir || strings.Contains(name, "`") {
+			return forms
+		}
+		name = filepath.Join(cwd, name)
+		add(name)
+	}
+	if home := p.home; home != "" {
+		for _, prefix := range []string{"~/", "$HOME/", "${HOME}/"} {
+			if rest, ok := strings.CutPrefix(name, prefix); ok {
+				name = filepath.Join(home, rest)
+				add(name)
+			}
+		}
+	}
+	if !filepath.IsAbs(name) {
+		return forms
+	}
+	add(filepath.Clean(name))
+	if real := resolveLinks(name); real != "" {
+		add(real)
+	}
+	return forms
+}
+
+// resolveLinks follows the symbolic links of an absolute path: of the file
+// itself when it exists, else of its folder. It returns "" when neither
+// exists.
+func resolveLinks(abs string) string {
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
+		return filepath.Join(real, filepath.Base(abs))
+	}
+	return ""
+}
+
+// judgeWrites is the pass of the rules with writes over the files written:
+// the first rule that matches one of them decides.
+func (p *Policy) judgeWrites(rules []*writeRule, files []string, cwd string, applies func(*writeRule) bool) (Match, bool) {
+	if len(files) == 0 {
+		return Match{}, false
+	}
+	forms := make([][]string, len(files))
+	for i, f := range files {
+		forms[i] = p.fileForms(f, cwd)
+	}
+	for _, r := range rules {
+		if !applies(r) {
+			continue
+		}
+		for i, f := range files {
+			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
+				reason := fmt.Sprintf("writes %s", f)
+				if as != f && as != path.Clean(filepath.ToSlash(f)) {
+					reason += " (" + as + ")"
+				}
+				if rr := r.reason(); rr != "" {
+					reason = fmt.Sprintf("%s: %s", reason, rr)
+				}
+				return Match{Effect: r.effect(), Rule: r.label(), Reason: reason}, true
+			}
+		}
+	}
+	return Match{}, false
+}
+
+// unknownDir is the folder after a cd to a folder known only at run time.
+const unknownDir = "\x00unknown"
+
+// changeDir follows a cd or pushd, so that the relative files the commands
+// after it write are read in the folder it changes to: "cd ~/.claude &&
+// tee settings.json". Invocations come in source order; a cd in a subshell
+// is followed too, which can only make more files match.
+func changeDir(s *subject, dir string) string {
+	if s.name != "cd" && s.name != "pushd" {
+		return dir
+	}
+	pos, _ := argWords(s, nil)
+	if len(pos) == 0 {
+		return "~"
+	}
+	to := pos[len(pos)-1]
+	switch {
+	case to == "-" || s.dynamic(len(s.args)-1) && !strings.HasPrefix(to, "$HOME") && !strings.HasPrefix(to, "${HOME}"):
+		// Known only at run time: relative names say nothing.
+		return unknownDir
+	case path.IsAbs(filepath.ToSlash(to)) || strings.HasPrefix(to, "~") || strings.HasPrefix(to, "$"):
+		return to
+	case dir == "":
+		return to
+	}
+	return filepath.Join(dir, to)
+}
+
+// writeCommands are commands known to write the files named in their
+// arguments, and how to find them.
+var writeCommands = map[string]func(s *subject) []string{
+	"tee":      positionalsOf(nil),
+	"sponge":   positionalsOf(nil),
+	"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
+	"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
+	"rm":       positionalsOf(nil),
+	"unlink":   positionalsOf(nil),
+	"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
+	"chmod":    positionalsOf([]string{"--reference"}),
+	"chown":    positionalsOf([]string{"--reference", "--from"}),
+	"chgrp":    positionalsOf([]string{"--reference"}),
+	"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+	"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+	"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
+	"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
+	"ed":       positionalsOf([]string{"-p"}),
+	"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
+	"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
+	"cp":       copies([]string{"-S", "--suffix"}, false),
+	"install":  copies([]string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}, false),
+	"ln":       copies([]string{"-S", "--suffix"}, false),
+	"mv":       copies([]string{"-S", "--suffix"}, true),
+	"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
+	"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
+	"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
+	"scp":      copies([]string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}, false),
+	"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
+	"git":      gitWrites,
+	"dd":       ddOutput,
+	"curl":     optionValues("-o", "--output"),
+	"wget":     optionValues("-O", "--output-document"),
+}
+
+// writtenFiles returns the files an invocation writes: its output
+// redirections and, for a command known to write files, the files its
+// arguments name. A PowerShell statement writes nothing rewind can see.
+func writtenFiles(s *subject) []string {
+	files := append([]string(nil), s.writes...)
+	if f := writeCommands[s.name]; f != nil && !s.ps {
+		files = append(files, f(s)...)
+	}
+	return files
+}
+
+// argWords returns the words of s that are not options or their values,
+// and the values of the options in valueOpts, which are consumed: "-t DIR"
+// and "--target-directory=DIR" alike.
+func argWords(s *subject, valueOpts []string) (pos []string, values map[string]string) {
+	values = map[string]string{}
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if a == "--" {
+			pos = append(pos, s.args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			pos = append(pos, a)
+			continue
+		}
+		for _, o := range valueOpts {
+			switch {
+			case a == o && i+1 < len(s.args):
+				i++
+				values[o] = s.args[i]
+			case strings.HasPrefix(o, "--") && strings.HasPrefix(a, o+"="):
+				values[o] = a[len(o)+1:]
+			case !strings.HasPrefix(o, "--") && strings.HasPrefix(a, o) && len(a) > len(o):
+				values[o] = a[len(o):]
+			default:
+				continue
+			}
+			break
+		}
+	}
+	return pos, values
+}
+
+func positionalsOf(valueOpts []string) func(s *subject) []string {
+	return func(s *subject) []string {
+		pos, _ := argWords(s, valueOpts)
+		return pos
+	}
+}
+
+// copies reads cp, mv, install and ln: the last word (or -t DIR) is the
+// destination, and when it is a folder the copies land inside it under
+// their own names; mv also removes its sources.
+func copies(valueOpts []string, removes bool) func(s *subject) []string {
+	valueOpts = append(valueOpts, "-t", "--target-directory")
+	return func(s *subject) []string {
+		pos, values := argWords(s, valueOpts)
+		dest := values["-t"]
+		if dest == "" {
+			dest = values["--target-directory"]
+		}
+		if dest == "" {
+			if len(pos) < 2 {
+				return nil
+			}
+			dest, pos = pos[len(pos)-1], pos[:len(pos)-1]
+		}
+		out := []string{dest}
+		for _, src := range pos {
+			out = append(out, path.Join(dest, path.Base(filepath.ToSlash(src))))
+			if removes {
+				out = append(out, src)
+			}
+		}
+		return out
+	}
+}
+
+// inPlace reads an editor that rewrites its file arguments when one of
+// flags is given (sed -i, perl -pi, yq -i), also as a cluster or with a
+// backup suffix attached (-i.bak, -pi).
+func inPlace(valueOpts []string, flags ...string) func(s *subject) []string {
+	return func(s *subject) []string {
+		on := false
+		for _, a := range s.args {
+			for _, f := range flags {
+				short := len(f) == 2 && f[1] != '-'
+				// -i.bak and the cluster -pi hold the short flag.
+				cluster := short && len(a) > 2 && a[0] == '-' && a[1] != '-' && strings.IndexByte(a[1:], f[1]) >= 0
+				if a == f || strings.HasPrefix(a, f+"=") || cluster {
+					on = true
+				}
+			}
+		}
+		if !on {
+			return nil
+		}
+		pos, _ := argWords(s, valueOpts)
+		return pos
+	}
+}
+
+// gitWrites reads the git subcommands that write the paths they name:
+// checkout and restore (an older .claude/settings.json comes back without
+// the hook), rm and mv. Words that are not paths (a branch name) match no
+// guarded file.
+func gitWrites(s *subject) []string {
+	pos, _ := argWords(s, []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "-s", "--source", "-b", "-B", "--orphan", "-m"})
+	if len(pos) == 0 {
+		return nil
+	}
+	switch pos[0] {
+	case "checkout", "restore", "rm":
+		return pos[1:]
+	case "mv":
+		sub := *s
+		sub.args = pos[1:]
+		return copies(nil, true)(&sub)
+	}
+	return nil
+}
+
+// ddOutput reads dd's of=FILE.
+func ddOutput(s *subject) []string {
+	var out []string
+	for _, a := range s.args {
+		if f, ok := strings.CutPrefix(a, "of="); ok {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// optionValues reads the values of options that name an output file.
+func optionValues(opts ...string) func(s *subject) []string {
+	return func(s *subject) []string {
+		_, values := argWords(s, opts)
+		var out []string
+		for _, o := range opts {
+			if v := values[o]; v != "" {
+				out = append(out, v)
+			}
+		}
+		return out
+	}
+}
+
+// toolWrites returns the files a tool call writes: its file path, and the
+// files an apply_patch style patch adds, updates, deletes or moves to.
+func toolWrites(in *toolInput) []string {
+	files := append([]string(nil), in.paths...)
+	for _, k := range []string{"destination", "new_path", "target"} {
+		if p, ok := in.obj[k].(string); ok && p != "" {
+			files = append(files, p)
+		}
+	}
+	for _, k := range []string{"input", "patch"} {
+		text, ok := in.obj[k].(string)
+		if !ok {
+			continue
+		}
+		for line := range strings.SplitSeq(text, "\n") {
+			line = strings.TrimSpace(line)
+			for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- "} {
+				if rest, ok := strings.CutPrefix(line, prefix); ok {
+					rest = strings.TrimSpace(rest)
+					if prefix == "+++ " || prefix == "--- " {
+						rest = strings.TrimPrefix(strings.TrimPrefix(rest, "a/"), "b/")
+						if rest == "/dev/null" {
+							continue
+						}
+					}
+					if rest != "" {
+						files = append(files, rest)
+					}
+				}
+			}
+		}
+	}
+	return files
+}
+
+// ownFileGlobs makes globs of rewind's own files and folders: each path
+// itself, and for a folder everything in it.
+func ownFileGlobs(paths []string) []string {
+	var out []string
+	for _, p := range paths {
+		if p == "" {
+			continue
+		}
+		g := strings.ToLower(escapeGlob(filepath.ToSlash(filepath.Clean(p))))
+		out = append(out, g, g+"/**")
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			r := strings.ToLower(escapeGlob(filepath.ToSlash(real)))
+			out = append(out, r, r+"/**")
+		}
+	}
+	return out
+}
+
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

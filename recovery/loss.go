@@ -1,0 +1,151 @@
+package recovery
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rewind-dev/rewind/audit"
+)
+
+// maxLossLines bounds the calls Loss.Text lists; Loss.Calls has them all.
+const maxLossLines = 20
+
+// Loss says what a restore to p loses: every change to p.VMs after p.Time,
+// with the logged calls that made them. It reads only the audit log, so a
+// front end can show it, and be refused, before anything reaches Zerto.
+//
+// Which logged calls came after the checkpoint is judged by Zerto's times,
+// never this host's clock: a call with a checkpoint on the VPG counts when
+// its checkpoint is not older than p's, and a call without one (an asked
+// call, a rewind) counts when the log has it after the last call whose
+// checkpoint is older than p's. Calls that did not run (denied, held back
+// pending) and tests, which change nothing, do not count.
+func (s *Service) Loss(ctx context.Context, p Point) (Loss, error) {
+	l := Loss{Point: p, Since: p.Time}
+	if s.Log != nil {
+		recs, err := s.Log.Read(audit.Filter{})
+		if err != nil {
+			return Loss{}, err
+		}
+		l.Calls = callsSince(recs, p)
+	}
+	l.Text = lossText(l)
+	return l, nil
+}
+
+// changed reports whether a record's call ran, so could have changed its
+// targets.
+func changed(decision string) bool {
+	switch decision {
+	case audit.DecisionProtected, audit.DecisionAsk, audit.DecisionNone,
+		audit.DecisionAllowOnError, audit.DecisionAskOnError, audit.DecisionUndoRestore:
+		return true
+	}
+	return false
+}
+
+func callsSince(recs []audit.Record, p Point) []audit.Record {
+	// zertoTime is the time of the record's checkpoint on p's VPG, or zero.
+	// A rewind's checkpoints are where it went back to, not when it ran.
+	zertoTime := func(r *audit.Record) time.Time {
+		if strings.HasPrefix(r.Decision, "undo-") {
+			return time.Time{}
+		}
+		for _, cp := range r.Checkpoints {
+			if strings.EqualFold(cp.VPGIdentifier, p.VPGIdentifier) && !cp.Time.IsZero() {
+				return cp.Time
+			}
+		}
+		return time.Time{}
+	}
+	lastBefore := -1
+	for i := range recs {
+		r := &recs[i]
+		if r.ID == p.AuditID && p.AuditID != "" {
+			break
+		}
+		if t := zertoTime(r); !t.IsZero() {
+			if !t.Before(p.Time) {
+				break
+			}
+			lastBefore = i
+		}
+	}
+	var out []audit.Record
+	for i := range recs {
+		r := &recs[i]
+		if !changed(r.Decision) || !touches(r, p) {
+			continue
+		}
+		if t := zertoTime(r); !t.IsZero() {
+			if t.Before(p.Time) {
+				continue
+			}
+		} else if i <= lastBefore {
+			continue
+		}
+		out = append(out, *r)
+	}
+	return out
+}
+
+// touches reports whether a record's call aimed at one of p's VMs.
+func touches(r *audit.Record, p Point) bool {
+	for _, vm := range p.VMs {
+		for _, cp := range r.Checkpoints {
+			if cp.VMIdentifier != "" && strings.EqualFold(cp.VMIdentifier, vm.Identifier) {
+				return true
+			}
+		}
+		for _, t := range r.Targets {
+			if strings.EqualFold(t, vm.Name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func lossText(l Loss) string {
+	p := l.Point
+	var b strings.Builder
+	// The names come from the log too, which a person may edit.
+	vms := oneLine(strings.Join(p.VMNames(), ", "))
+	cp := "checkpoint " + oneLine(p.Checkpoint)
+	if p.Tag != "" {
+		cp = fmt.Sprintf("checkpoint %q (CheckpointIdentifier %s)", p.Tag, oneLine(p.Checkpoint))
+	}
+	fmt.Fprintf(&b, "Restoring %s (VPG %s) to %s of %s loses every change made to %s after that time, by anyone: Zerto discards what its journal recorded since.",
+		vms, oneLine(p.VPG), cp, zTime(p.Time), vms)
+	switch len(l.Calls) {
+	case 0:
+		b.WriteString("\nrewind logged no call that changed it since.")
+		return b.String()
+	case 1:
+		b.WriteString("\nThe call rewind logged since:")
+	default:
+		fmt.Fprintf(&b, "\nThe %d calls rewind logged since:", len(l.Calls))
+	}
+	for i, r := range l.Calls {
+		if i == maxLossLines {
+			fmt.Fprintf(&b, "\n  and %d more (rewind log)", len(l.Calls)-maxLossLines)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s  %s  %s  %s  %s", oneLine(r.ID), r.Time.Local().Format("2006-01-02 15:04:05"),
+			oneLine(r.Decision), oneLine(r.Tool), oneLine(r.Excerpt))
+	}
+	return b.String()
+}
+
+// oneLine keeps a logged text from breaking the lines of Text: the log is a
+// file a person may edit.
+func oneLine(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r < ' ' || (r >= 0x7f && r < 0xa0) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, s)
+}
