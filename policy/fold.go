@@ -29,10 +29,10 @@ type fold struct {
 type section struct {
 	ruledOnly bool
 	effect    Effect
-	decided *Match
-	targets []string
-	seen    map[string]struct{}
-	matches []Match
+	decided   *Match
+	targets   []string
+	seen      map[string]struct{}
+	matches   []Match
 }
 
 func (s *section) add(m Match) {
