@@ -39,6 +39,16 @@ var hostileCases = []struct {
 	{"xargs chain", strings.Repeat("xargs ", 300000) + "ls", "", true},
 	{"find -exec chain", strings.Repeat("find . -exec ", 4000) + "ls", "", true},
 	{"wrapper chain as data", "echo '" + strings.Repeat("sudo ", 250000) + "govc vm.destroy web-01'", "", false},
+	// Lines of millions of commands are past the memory a line may take;
+	// the same bytes as data, and the same commands on lines of their
+	// own, are analysed in full.
+	{"long pipeline", strings.Repeat("a|", 1<<20) + "govc vm.destroy web-01", "", true},
+	{"long list on one line", strings.Repeat("ls;", 1<<20) + "govc vm.destroy web-01", "", true},
+	{"long pipeline as data", "cat <<'EOF'\n" + strings.Repeat("a|", 1<<20) + "govc vm.destroy web-01\nEOF", "", false},
+	{"many lines", strings.Repeat("ls\n", 1<<19) + "govc vm.destroy web-01", "govc", false},
+	// The text after a line past the limit is left unanalysed too: where
+	// that line ends is only known by parsing it.
+	{"many arguments", "ls" + strings.Repeat(" x", 1<<20) + "\ngovc vm.destroy web-01", "", true},
 }
 
 func TestHostile(t *testing.T) {
