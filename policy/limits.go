@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -148,4 +149,23 @@ func (p *Policy) rulesFor(s *subject) []*commandRule {
 		return list
 	}
 	return p.unnamed
+}
+
+// maxShownWord bounds each word of a command as a Match shows it. A word
+// known only at run time is shown as its source, which for
+// "echo $(echo $(... cat <<EOF ...))" holds all the nesting inside it: in
+// full, each level would copy the text of all the levels below.
+const maxShownWord = 256
+
+// clipWord cuts w to maxShownWord bytes, at a character boundary, marking
+// the cut with "…".
+func clipWord(w string) string {
+	if len(w) <= maxShownWord {
+		return w
+	}
+	i := maxShownWord
+	for i > 0 && !utf8.RuneStart(w[i]) {
+		i--
+	}
+	return w[:i] + "…"
 }

@@ -351,8 +351,12 @@ func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Ma
 	m := p.judge(&s)
 	if !s.remote {
 		// The files a command writes are judged from the folder it
-		// runs in, which the cd before it decides.
-		m = p.judgeCommandWrites(&s, m, *dir)
+		// runs in, which the cd before it decides. Most commands write
+		// none, and spare the copy of s that judging writes keeps.
+		if len(s.writes) > 0 || writeCommands[s.name] != nil && !s.ps {
+			sw := s
+			m = p.judgeCommandWrites(&sw, m, *dir)
+		}
 		*dir = changeDir(&s, *dir)
 	}
 	m.Kind = KindInvocation
@@ -390,12 +394,13 @@ func (p *Policy) judgeUnknown(f shell.Finding) Match {
 
 // text shows the subject as a command line a person can read back: static
 // words are quoted where the shell would need it, dynamic words are shown as
-// their source.
+// their source, each cut to maxShownWord bytes.
 func (s *subject) text() string {
 	var b strings.Builder
 	b.WriteString(s.name)
 	for i, a := range s.args {
 		b.WriteByte(' ')
+		a = clipWord(a)
 		if s.dynamic(i) || s.ps {
 			b.WriteString(a)
 		} else {

@@ -92,8 +92,8 @@ func TestShapeSizes(t *testing.T) {
 		if got := len(s.Make(1 << 20)); got > 1<<20 || got < 1<<19 {
 			t.Errorf("%s: Make(1 MiB) is %d bytes", s.Name, got)
 		}
-		if one, many := len(s.Repeat(1)), len(s.Make(4096)); many < 8*one {
-			t.Errorf("%s: Make(4096) is %d bytes, one unit %d", s.Name, many, one)
+		if one, many := len(s.Repeat(1)), len(s.Make(64<<10)); many < 8*one {
+			t.Errorf("%s: Make(64 KiB) is %d bytes, one unit %d", s.Name, many, one)
 		}
 	}
 }

@@ -38,22 +38,30 @@ func heapAllocated() uint64 {
 // deeper than the analysis's frameLimit (errTooDeep) or the command line
 // has cost more than maxLineAlloc (errTooLarge). The parser asks for input
 // at most a kilobyte at a time from wherever it is in its recursion, so
-// both are checked at least once per kilobyte, and what one kilobyte adds
-// past a limit is bounded. Only real structure deepens the stack: quoted
+// the depth is checked at least once per depthCheck kilobytes and the
+// memory once per kilobyte, and what they add past a limit is bounded. Only real structure deepens the stack: quoted
 // text, comments and heredoc bodies do not, however many brackets or
-// keywords they hold. The depth check unwinds the stack, which costs time
-// in proportion to its depth and so stays small for shallow input.
+// keywords they hold.
 type depthReader struct {
-	a   *analyzer
-	src string
-	pcs [1]uintptr
+	a     *analyzer
+	src   string
+	reads int
+	pcs   [1]uintptr
 }
+
+// depthCheck is how many reads of the parser depthReader checks the depth
+// once in.
+const depthCheck = 8
 
 func (r *depthReader) Read(p []byte) (int, error) {
 	if len(r.src) == 0 {
 		return 0, io.EOF
 	}
-	if runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
+	// The check unwinds the stack, which at depth costs microseconds: it
+	// runs on every depthCheck-th read. What the parser reads in between
+	// adds at most some thousands of frames per kilobyte (a parenthesis
+	// in arithmetic is the dearest), a few megabytes of stack at most.
+	if r.reads++; r.reads%depthCheck == 1 && runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
 		return 0, errTooDeep
 	}
 	// Reading the count costs a few hundred nanoseconds, too much for

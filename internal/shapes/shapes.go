@@ -25,6 +25,7 @@ var All = []Shape{
 	{Name: "parens-in-data", prefix: "echo '", unit: "(", suffix: "'; govc vm.destroy web-01"},
 	{Name: "keywords-in-data", prefix: "echo '", unit: "if ", suffix: "'; g\\ovc vm.destroy web-01"},
 	{Name: "quoted-heredoc", prefix: "cat <<'EOF'\n", unit: "x $(y) `z` ((\n", suffix: "EOF\ngovc vm.destroy web-01"},
+	{Name: "data-deep-inside", prefix: strings.Repeat("echo $(", 200) + "cat <<'EOF'\n", unit: "x $(y) `z` ((\n", suffix: "EOF\n" + strings.Repeat(")", 200) + "; govc vm.destroy web-01"},
 	{Name: "unquoted-heredoc", prefix: "cat <<EOF\n", unit: "x $y ${z}\n", suffix: "EOF"},
 	{Name: "mixed-quoting", unit: `echo "a'b" 'c"d' $'e\'f' "$(printf '%s' "g")" \"h; `},
 	{Name: "deep-subshells", unit: "( ", close: " )", suffix: "ls"},
