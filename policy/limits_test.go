@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -124,5 +125,27 @@ func TestGlobFastPaths(t *testing.T) {
 				t.Errorf("glob(%q, %q) = %v, path.Match says %v", pattern, name, got, want)
 			}
 		}
+	}
+}
+
+// TestNestedDataIsNotCopiedPerLevel: each level of "echo $(echo $(...
+// cat <<'EOF' ...))" has the text of the levels below as its argument.
+// Shown in full in each match, that was a copy of the data per level.
+func TestNestedDataIsNotCopiedPerLevel(t *testing.T) {
+	p := newPolicy(t, userConfig)
+	const levels, size = 100, 2 << 20
+	cmd := strings.Repeat("echo $(", levels) + "cat <<'EOF'\n" + strings.Repeat("x", size) + "\nEOF\n" + strings.Repeat(")", levels) + "; govc vm.destroy web-01"
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	v := p.ClassifyCommand(cmd)
+	runtime.ReadMemStats(&after)
+	if v.Effect != Deny {
+		t.Errorf("effect %v, want deny", v.Effect)
+	}
+	// A copy per level is levels times the data; the analysis itself
+	// takes a few times the data.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 20*size {
+		t.Errorf("judging %d levels around %d bytes allocated %d bytes", levels, size, got)
 	}
 }
