@@ -209,6 +209,13 @@ func callDepth() int {
 // up to one that equals the delimiter exactly (after leading tabs for <<-),
 // and the offset just past that terminator line.
 func heredocRaw(src string, r *syntax.Redirect) (string, int) {
+	body, end, _ := heredocBody(src, r)
+	return body, end
+}
+
+// heredocBody is heredocRaw that also reports whether a terminator line
+// ends the body, rather than the end of src.
+func heredocBody(src string, r *syntax.Redirect) (body string, end int, closed bool) {
 	start := int(r.Hdoc.Pos().Offset())
 	delim, _ := literal(r.Word)
 	dash := r.Op == syntax.DashHdoc
@@ -226,9 +233,9 @@ func heredocRaw(src string, r *syntax.Redirect) (string, int) {
 			line = strings.TrimLeft(line, "\t")
 		}
 		if line == delim {
-			return src[start:pos], next
+			return src[start:pos], next, true
 		}
 		pos = next
 	}
-	return src[start:], len(src)
+	return src[start:], len(src), false
 }

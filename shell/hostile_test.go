@@ -106,3 +106,30 @@ func TestWrapperChainCostIsLinear(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorOnTheLastLine: a syntax error on the line of the last statement,
+// or a heredoc body without its terminator, leaves that line unanalysed, as
+// parsing the whole text at once did; the lines before it stand.
+func TestErrorOnTheLastLine(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string // a command found, or ""
+	}{
+		{"A<<EOF $(rm x)000", ""},
+		{"ls\nA <<E & rm x\nbody", "ls"},
+		{"ls\ncat <<EOF\nbody\nEOF\nrm x; if", "cat"},
+		{"ls; rm x; (", ""},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.src)
+		if _, ok := find(a, "rm"); ok {
+			t.Errorf("%q: rm reported from the failing line", tt.src)
+		}
+		if _, ok := find(a, tt.want); tt.want != "" && !ok {
+			t.Errorf("%q: %s not found", tt.src, tt.want)
+		}
+		if len(a.Unparsed) != 1 || a.Unparsed[0].Text == "" {
+			t.Errorf("%q: unparsed %+v", tt.src, a.Unparsed)
+		}
+	}
+}

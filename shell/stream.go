@@ -227,13 +227,22 @@ func newlineBetween(src string, from, to int) bool {
 }
 
 // lineComplete reports whether the command line of a statement that ends
-// at end is complete: the bodies of its heredocs are read, or only blanks
-// and a comment follow it on its line.
+// at end was complete before a syntax error: the bodies of its heredocs
+// are read up to their terminators, or blanks and a comment, then a
+// newline, follow it.
 func lineComplete(src string, end int, hdocs []*syntax.Redirect) bool {
+	read := false
 	for _, r := range hdocs {
 		if r.Hdoc != nil {
-			return true
+			if _, _, closed := heredocBody(src, r); !closed {
+				// The error is the body's missing end.
+				return false
+			}
+			read = true
 		}
+	}
+	if read {
+		return true
 	}
 	for i := end; i < len(src); i++ {
 		switch src[i] {
@@ -250,7 +259,8 @@ func lineComplete(src string, end int, hdocs []*syntax.Redirect) bool {
 			return false
 		}
 	}
-	return true
+	// The error came at the end of the statement's own line.
+	return false
 }
 
 // endOfLine returns the offset just past the line that ends at end,
