@@ -3,6 +3,8 @@ package policy
 import (
 	"slices"
 	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 // The built-in catalog is made of families: one per way an agent reaches a
@@ -67,4 +69,21 @@ func (v *validator) disable(names []string) {
 // nothing off.
 func (p *Policy) disabled(family string) bool {
 	return family != "" && !p.tightens && slices.Contains(p.cfg.Catalog.Disable, family)
+}
+
+// skipped reports whether a finding of the shell analysis is left alone:
+// with the ssh family disabled, what runs through ssh is not judged.
+func (p *Policy) skipped(x shell.Finding) bool {
+	if !p.disabled("ssh") {
+		return false
+	}
+	switch {
+	case x.Invocation != nil:
+		return viaSSH(x.Invocation.Via)
+	case x.Dynamic != nil:
+		return viaSSH(x.Dynamic.Via)
+	case x.Unparsed != nil:
+		return viaSSH(x.Unparsed.Via)
+	}
+	return false
 }

@@ -16,9 +16,13 @@ import (
 type Policy struct {
 	cfg      *Config
 	commands []*commandRule
-	tools    []*toolRule
-	servers  []string
-	tests    []originTest
+	// byName and unnamed index commands by the name a rule matches
+	// (see indexRules).
+	byName  map[string][]*commandRule
+	unnamed []*commandRule
+	tools   []*toolRule
+	servers []string
+	tests   []originTest
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
@@ -70,6 +74,7 @@ func New(cfg *Config) (*Policy, error) {
 			p.commands = append(p.commands, c)
 		}
 	}
+	p.byName, p.unnamed = indexRules(p.commands)
 	p.tools = user.tools
 	for _, t := range cat.tools {
 		if !p.disabled(t.src.Family) {
@@ -128,6 +133,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.byName, t.unnamed = indexRules(t.commands)
 	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
@@ -313,97 +319,145 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 }
 
 // classifyCommand judges a command run in cwd, by this policy and the
-// policies of Config.Tighten.
+// policies of Config.Tighten. The analysis streams: each policy judges its
+// findings as they come, keeping only what its verdict needs.
 func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
-	a := shell.Analyze(cmd)
-	v := p.classifyAnalysis(a, cwd)
-	for _, t := range p.tighten {
-		v = stricter(v, t.classifyAnalysis(a, cwd))
-	}
-	return v
+	folds := p.folds(cwd)
+	shell.Scan(cmd, func(x shell.Finding) {
+		for _, f := range folds {
+			f.add(x)
+		}
+	})
+	return verdictOf(folds)
 }
 
+// classifyAnalysis judges a whole analysis, as classifyCommand judges the
+// analysis it streams.
 func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
-	v := combine(p.analysisMatches(a, nil, cwd, 0))
-	v.Invocations = a.Invocations
-	return v
+	folds := p.folds(cwd)
+	for _, f := range folds {
+		for i := range a.Invocations {
+			f.add(shell.Finding{Invocation: &a.Invocations[i]})
+		}
+		for i := range a.Dynamic {
+			f.add(shell.Finding{Dynamic: &a.Dynamic[i]})
+		}
+		for i := range a.Unparsed {
+			f.add(shell.Finding{Unparsed: &a.Unparsed[i]})
+		}
+	}
+	return verdictOf(folds)
 }
 
-// analysisMatches judges the pieces of a shell analysis run in cwd. at,
-// when not nil, is the place code handed to other hosts runs (winrs,
-// psexec, a cloud's run-command), which the analysis itself does not know.
-func (p *Policy) analysisMatches(a *shell.Analysis, at *place, cwd string, depth int) []Match {
-	var matches []Match
+// folds returns the folds of this policy and of the policies of
+// Config.Tighten, whose pieces count only where a rule of theirs judged.
+func (p *Policy) folds(cwd string) []*fold {
+	folds := []*fold{{p: p, dir: cwd}}
+	for _, t := range p.tighten {
+		folds = append(folds, &fold{p: t, dir: cwd, ruledOnly: true})
+	}
+	return folds
+}
+
+// judgeInvocation judges an invocation run in *dir, which it moves on past
+// a cd, and the code it runs that the shell analysis leaves to the policy:
+// PowerShell code, and the code remote-execution commands hand to other
+// hosts.
+func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Match)) {
+	s := fromInvocation(inv)
+	p.judgeSubject(inv, &s, dir, 0, add)
+}
+
+// judgeUnknown judges a dynamic command or an unparsed part.
+func (p *Policy) judgeUnknown(f shell.Finding) Match {
+	return p.judgeUnknownAt(f, nil)
+}
+
+// judgeUnknownAt judges a dynamic command or an unparsed part of code
+// that runs at a place (see judgeCode), or, with at nil, of the command.
+func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
+	if d := f.Dynamic; d != nil {
+		return p.unknown(KindDynamic, d.Source, "", at.of(d.Host, d.Via), false)
+	}
+	u := f.Unparsed
+	if u.Limit {
+		return p.pastLimit(u, at.of(u.Host, u.Via))
+	}
+	return p.unknown(KindUnparsed, u.Text, u.Err, at.of(u.Host, u.Via), false)
+}
+
+// judgeCode judges code that a command hands to a place (see reach), as
+// commands running there, in cwd when the place is here.
+func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
 	dir := cwd
-	// With the ssh family disabled, what runs through ssh is not judged.
-	skip := func(via []string) bool { return p.disabled("ssh") && viaSSH(via) }
-	for i := range a.Invocations {
-		inv := &a.Invocations[i]
-		if skip(inv.Via) {
-			continue
+	shell.Scan(code, func(x shell.Finding) {
+		if p.skipped(x) {
+			return
 		}
-		s := fromInvocation(inv)
+		if x.Invocation == nil {
+			add(p.judgeUnknownAt(x, at))
+			return
+		}
+		s := fromInvocation(x.Invocation)
 		at.apply(&s)
-		matches = append(matches, p.invocationMatches(inv, &s, &dir, depth)...)
-	}
-	for _, d := range a.Dynamic {
-		if skip(d.Via) {
-			continue
-		}
-		matches = append(matches, p.unknown(KindDynamic, d.Source, "", at.of(d.Host, d.Via), false))
-	}
-	for _, u := range a.Unparsed {
-		if skip(u.Via) {
-			continue
-		}
-		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, at.of(u.Host, u.Via), false))
-	}
-	return matches
+		p.judgeSubject(x.Invocation, &s, &dir, depth, add)
+	})
 }
 
-// invocationMatches judges one invocation, run in *dir (which a cd
-// changes for the commands after it), and the code it runs that the shell
-// analysis leaves to the policy: PowerShell code, and the code that
-// remote-execution commands hand to other hosts.
-func (p *Policy) invocationMatches(inv *shell.Invocation, s *subject, dir *string, depth int) []Match {
+// judgeSubject judges the subject s of an invocation, run in *dir, and
+// then the code it runs that the policy reads itself.
+func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, dir *string, depth int, add func(Match)) {
 	if isWindowsProgram(s.name) {
 		s.name = windowsName(s.name)
 	}
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
 	dropReleaseTrack(s)
-	var more []Match
+	var (
+		cmdlets []subject
+		dynamic bool
+	)
 	if isPowerShell(inv.Name) {
-		if subs, dynamic, ok := cmdletSubjects(inv, s); ok {
+		var ok bool
+		if cmdlets, dynamic, ok = cmdletSubjects(inv, s); ok {
 			s.analysed = true
-			for j := range subs {
-				// With the winrm family disabled, script blocks run on
-				// other computers are not judged.
-				if p.disabled("winrm") && viaRemoting(subs[j].via) {
-					continue
-				}
-				more = append(more, p.cmdletMatch(&subs[j]))
-			}
-			if dynamic {
-				more = append(more, p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
-			}
 		}
 	}
-	if r, ok := reachOf(s); ok && !p.disabled(r.family) {
+	r, reached := reachOf(s)
+	if reached && !p.disabled(r.family) {
 		s.reached, s.reach, s.reachUnknown = true, r.hosts, r.unknown
-		if r.known {
-			s.analysed = true
-			more = append(more, p.reachMatches(s, &r, *dir, depth)...)
-		}
+		s.analysed = s.analysed || r.known
+	} else {
+		reached = false
 	}
 	m := p.judge(s)
 	if !s.remote {
-		m = p.judgeCommandWrites(s, m, *dir)
+		// The files a command writes are judged from the folder it
+		// runs in, which the cd before it decides. Most commands write
+		// none, and spare the copy of s that judging writes keeps.
+		if len(s.writes) > 0 || writeCommands[s.name] != nil && !s.ps {
+			sw := *s
+			m = p.judgeCommandWrites(&sw, m, *dir)
+		}
 		*dir = changeDir(s, *dir)
 	}
 	m.Kind = KindInvocation
 	m.Source = s.text()
-	return append([]Match{m}, more...)
+	add(m)
+	for j := range cmdlets {
+		// With the winrm family disabled, script blocks run on other
+		// computers are not judged.
+		if p.disabled("winrm") && viaRemoting(cmdlets[j].via) {
+			continue
+		}
+		add(p.cmdletMatch(&cmdlets[j]))
+	}
+	if dynamic {
+		add(p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
+	}
+	if reached && r.known {
+		p.reachMatches(s, &r, *dir, depth, add)
+	}
 }
 
 func (p *Policy) cmdletMatch(s *subject) Match {
@@ -442,12 +496,13 @@ func (at *place) of(host string, via []string) place {
 
 // text shows the subject as a command line a person can read back: static
 // words are quoted where the shell would need it, dynamic words are shown as
-// their source.
+// their source, each cut to maxShownWord bytes.
 func (s *subject) text() string {
 	var b strings.Builder
 	b.WriteString(s.name)
 	for i, a := range s.args {
 		b.WriteByte(' ')
+		a = clipWord(a)
 		if s.dynamic(i) || s.ps {
 			b.WriteString(a)
 		} else {
@@ -466,7 +521,7 @@ func (p *Policy) judge(s *subject) Match {
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
 	var could *commandRule
-	for _, r := range p.commands {
+	for _, r := range p.rulesFor(s) {
 		// A read-only rule does not cover a command that writes a file
 		// on a remote host: "cat > /etc/app.conf" changes the host.
 		if s.remote && len(s.writes) > 0 && r.src.Effect == None {
@@ -544,9 +599,9 @@ func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic
 		}
 		return m
 	}
-	var words []string
+	var words *wordSet
 	if kind == KindUnparsed {
-		words = commandWords(source)
+		words = newWordSet(source)
 	}
 	for _, r := range p.commands {
 		if r.src.Effect == None || !r.at(remote) {
@@ -557,13 +612,10 @@ func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny, ask or protect rule could match it"
 			return m
 		}
-		for _, w := range words {
-			if len(r.words) > 0 && r.words[0] != "*" && glob(r.words[0], w) ||
-				len(r.cmdlets) > 0 && namesCmdlet(r.cmdlets, strings.ToLower(w)) {
-				m.Effect, m.Rule = Ask, r.label
-				m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
-				return m
-			}
+		if w, ok := words.names(r); ok {
+			m.Effect, m.Rule = Ask, r.label
+			m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
+			return m
 		}
 	}
 	return m
@@ -579,21 +631,6 @@ func unknownWhat(kind Kind, source, parseErr string) string {
 	return "part of the command could not be parsed"
 }
 
-// commandWords splits text into the words that could be command names:
-// runs of name characters, reduced to their base name.
-func commandWords(text string) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			strings.ContainsRune("._-/+@", r))
-	})
-	for i, w := range words {
-		if j := strings.LastIndexByte(w, '/'); j >= 0 {
-			words[i] = w[j+1:]
-		}
-	}
-	return words
-}
-
 // combine makes one verdict of the matches of a call: the most severe
 // effect decides, and the targets of every match that needs a checkpoint
 // or worse are merged.
@@ -606,11 +643,10 @@ func combine(matches []Match) Verdict {
 			decided = i
 		}
 		if m.Effect >= Protect {
-			for _, t := range m.Targets {
-				v.Targets = addUnique(v.Targets, t)
-			}
+			v.Targets = append(v.Targets, m.Targets...)
 		}
 	}
+	v.Targets = uniq(v.Targets)
 	if decided >= 0 {
 		v.Rule, v.Reason = matches[decided].Rule, matches[decided].Reason
 	}

@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
-
-	"github.com/rewind-dev/rewind/shell"
 )
 
 // Some commands run code on other hosts: winrs and psexec on Windows
@@ -539,7 +537,7 @@ func jsonStrings(raw json.RawMessage) ([]string, bool) {
 
 // reachMatches judges the code a command hands to other hosts (or, for
 // cmd /c, runs where it runs), in that place.
-func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int) []Match {
+func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add func(Match)) {
 	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via)}
 	if !r.here {
 		at.remote, at.host, at.hosts = true, "", nil
@@ -548,20 +546,20 @@ func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int) []Mat
 		}
 	}
 	if depth >= maxReachDepth {
-		return []Match{p.unknown(KindUnparsed, r.code, "nesting too deep", at, false)}
+		add(p.unknown(KindUnparsed, r.code, "nesting too deep", at, false))
+		return
 	}
 	if r.ps {
 		subs, dynamic := psSubjects(r.code, at, 0)
-		var out []Match
 		for i := range subs {
-			out = append(out, p.cmdletMatch(&subs[i]))
+			add(p.cmdletMatch(&subs[i]))
 		}
 		if dynamic {
-			out = append(out, p.unknown(KindDynamic, r.code, "", at, true))
+			add(p.unknown(KindDynamic, r.code, "", at, true))
 		}
-		return out
+		return
 	}
-	return p.analysisMatches(shell.Analyze(r.code), &at, cwd, depth+1)
+	p.judgeCode(r.code, &at, cwd, depth+1, add)
 }
 
 // viaRemoting reports whether a cmdlet came from a script block that a
