@@ -82,12 +82,7 @@ func New(cfg *Config) (*Policy, error) {
 		}
 	}
 	p.servers = append(user.servers, cat.servers...)
-	p.tests = user.tests
-	for _, t := range cat.tests {
-		if !slices.ContainsFunc(strings.Fields(t.Family), p.disabled) {
-			p.tests = append(p.tests, t)
-		}
-	}
+	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
 	p.ownGlobs = ownFileGlobs(cfg.OwnFiles)
