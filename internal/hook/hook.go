@@ -295,7 +295,7 @@ func (r *run) brokenConfig(cfgErr error) hostio.Decision {
 // protect runs capture for a protect verdict and applies the decision
 // table's protect rows to its outcome.
 func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config) hostio.Decision {
-	zo, err := cfg.Zerto.ZVMOptions(r.getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, r.getenv)
 	if err != nil {
 		return r.noCheckpoint(v, err)
 	}
