@@ -75,6 +75,10 @@ type Record struct {
 	Checkpoints []Checkpoint `json:"checkpoints,omitempty"`
 	// ZertoError is Zerto's own message when Zerto refused or failed.
 	ZertoError string `json:"zerto_error,omitempty"`
+	// ZVMOffsetMS is how far the ZVM's clock was ahead of this machine's
+	// (negative: behind), in milliseconds, as measured for the call: every
+	// Zerto timestamp was compared in ZVM time. Absent when not measured.
+	ZVMOffsetMS *int64 `json:"zvm_offset_ms,omitempty"`
 	// Error is rewind's own failure, when on_error decided.
 	Error string `json:"error,omitempty"`
 	// Rewinds is, on the record of a rewind, the ID of the call it went

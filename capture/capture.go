@@ -19,6 +19,12 @@ import (
 // reused from the state folder before Zerto is asked again.
 const DefaultResolveTTL = 10 * time.Minute
 
+// DefaultMissTTL is how long a target Zerto does not know is remembered as
+// such: long enough that an agent working on an unprotected host does not
+// list every VM on every call, short enough that a VM protected meanwhile
+// is soon found.
+const DefaultMissTTL = time.Minute
+
 // Options configure a Capturer.
 type Options struct {
 	// StateDir is the folder for the per-VPG state, the lock files and the
@@ -38,8 +44,15 @@ type Options struct {
 	// ResolveTTL is how long a resolution is cached; DefaultResolveTTL when
 	// zero, no caching when negative.
 	ResolveTTL time.Duration
-	// Now is the clock; time.Now when nil.
+	// MissTTL is how long a target Zerto does not know is remembered as
+	// unknown; DefaultMissTTL when zero, not at all when negative.
+	MissTTL time.Duration
+	// Now is this machine's clock; time.Now when nil. Capture adds the
+	// ZVM's offset (zvm.Client.Offset) before comparing with Zerto's times.
 	Now func() time.Time
+	// Progress, when set, follows the Capture, so that a caller can answer
+	// from it when its own deadline passes first (see Progress.Overrun).
+	Progress *Progress
 }
 
 // Capturer takes checkpoints through one ZVM client. It is safe for
@@ -47,6 +60,9 @@ type Options struct {
 type Capturer struct {
 	z *zvm.Client
 	o Options
+
+	mu   sync.Mutex    // guards lead
+	lead time.Duration // see sawJournal
 }
 
 // New returns a Capturer that talks to Zerto through z.
@@ -56,6 +72,9 @@ func New(z *zvm.Client, o Options) *Capturer {
 	}
 	if o.ResolveTTL == 0 {
 		o.ResolveTTL = DefaultResolveTTL
+	}
+	if o.MissTTL == 0 {
+		o.MissTTL = DefaultMissTTL
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -117,9 +136,11 @@ type Point struct {
 	Tag string
 	// Identifier is the CheckpointIdentifier, once the tag landed.
 	Identifier string
-	// Time is the checkpoint's TimeStamp in the journal, once landed.
+	// Time is the checkpoint's TimeStamp in the journal, once landed: the
+	// ZVM's clock, as Zerto's console shows it.
 	Time time.Time
-	// Expected is when a pending tag should land.
+	// Expected is when a pending tag should land, on this machine's clock
+	// (the one an agent retries by), whatever the ZVM's clock says.
 	Expected time.Time
 	// Cadence is the VPG's journal cadence as estimated.
 	Cadence time.Duration
@@ -180,6 +201,14 @@ type Outcome struct {
 	Unknown []string
 	// Failures say why checkpoints could not be had.
 	Failures []Failure
+	// Notes are what a person should know beside the outcome, such as a
+	// name that matched several VMs (all of which were protected).
+	Notes []string
+	// ZVMOffset is how far the ZVM's clock was ahead of this machine's
+	// (negative: behind), when OffsetKnown: Zerto's times were compared
+	// in ZVM time.
+	ZVMOffset   time.Duration
+	OffsetKnown bool
 }
 
 // Capture finds or takes a checkpoint for every VPG that req's targets
@@ -188,7 +217,10 @@ type Outcome struct {
 // for the tag is Pending, not an error. A call with no targets is
 // UnknownTarget, since a checkpoint of nothing protects nothing.
 func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
+	// Arrival is on this machine's clock: the ZVM's offset is known only
+	// after the first request. protect converts it.
 	start := c.o.Now()
+	c.o.Progress.start(c, req.Targets)
 	callID := req.CallID
 	if callID == "" {
 		var b [4]byte
@@ -196,9 +228,10 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 		callID = hex.EncodeToString(b[:])
 	}
 
-	groups, unknown, failures := c.resolveAll(ctx, req.Targets)
+	groups, unknown, failures, notes := c.resolveAll(ctx, req.Targets)
+	c.o.Progress.resolvedTo(groups, unknown, failures)
 	var out Outcome
-	out.Unknown, out.Failures = unknown, failures
+	out.Unknown, out.Failures, out.Notes = unknown, failures, notes
 
 	results := make([]result, len(groups))
 	var wg sync.WaitGroup
@@ -231,11 +264,13 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 		// now. A record lost (the lock not had within its grace, a state
 		// folder that cannot be written) is not retried: the hook's answer
 		// comes first.
-		now := c.o.Now()
+		now := c.zNow()
 		for _, p := range out.Points {
 			_ = c.letThrough(ctx, p, now)
 		}
 	}
+	out.ZVMOffset, out.OffsetKnown = c.z.Offset()
+	c.o.Progress.finish(out)
 	return out
 }
 

@@ -19,8 +19,21 @@
 // existing tag still protects a new call. The lock is held while deciding
 // and inserting, never while waiting for the journal.
 //
-// Zerto writes a tagged checkpoint at the VPG's next journal tick, so the
-// wait is planned from the cadence seen in the VPG's recent checkpoints: a
-// tag expected after the deadline is answered pending at once, and one
-// expected before it is polled for from just after the expected tick.
+// Zerto usually writes a tagged checkpoint at the VPG's next journal tick,
+// so the wait is planned from the cadence seen in the VPG's recent
+// checkpoints: a tag expected after the deadline is answered pending at
+// once, and one expected before it is polled for from just after the
+// expected tick. The insert's task is the second witness: asked at once
+// when the tick is far (a ZVM may write the tag immediately), and whenever
+// a tick passes without the tag; its CompleteReason is the reason of a
+// failure.
+//
+// The ZVM has a clock of its own. Every comparison with a Zerto timestamp
+// is made in ZVM time, this machine's clock plus the offset the zvm client
+// measured; sleeps and the deadline stay on this machine's clock.
+//
+// A caller whose own deadline may pass before Capture returns (the hook's
+// budget) follows it with a Progress, whose Overrun gives the answer from
+// what was achieved: a protect call is never let through unchecked for
+// want of time.
 package capture

@@ -24,9 +24,15 @@ const (
 	// defaultCadence is assumed for a VPG whose journal shows too few
 	// checkpoints to estimate one: a vSphere VRA's.
 	defaultCadence = 5 * time.Second
-	// skew is how far before the insert a landed tag is looked for, in case
-	// the ZVM's clock is behind this machine's.
+	// skew is how far before the insert a landed tag is looked for: the
+	// insert time is in ZVM time already, so this only covers an offset
+	// that changed since it was measured, and a ZVM that stamps a tag with
+	// the tick before the insert.
 	skew = time.Minute
+	// earlyLook is the wait for the first poll beyond which the insert's
+	// task is asked at once: a ZVM may write a tag the moment it accepts
+	// it, and a decision is due within this of the tag being visible.
+	earlyLook = 250 * time.Millisecond
 )
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
@@ -55,7 +61,9 @@ func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, call
 	if vpg.Name != "" {
 		pt.VPG = vpg.Name
 	}
-	if ok, reason := vpg.CanCheckpoint(); !ok {
+	// Only a state in which Zerto certainly cannot insert is refused
+	// here; in any other, Zerto's own answer to the insert decides.
+	if refused, reason := vpg.InsertRefused(); refused {
 		return result{kind: Failed, point: pt, err: &VPGStateError{VPG: pt.VPG, Status: vpg.Status, SubStatus: vpg.SubStatus, Reason: reason}}
 	}
 
@@ -66,10 +74,20 @@ func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, call
 			return result{kind: Failed, point: pt, err: err}
 		case landed != nil:
 			pt.Tag, pt.Identifier, pt.Time, pt.Reused = landed.Tag, landed.Identifier, landed.Time, true
+			c.o.Progress.tag(pt)
 			return result{kind: Protected, point: pt}
 		}
 		pt.Reused = !w.ours
+		accepted := pt
+		accepted.Tag, accepted.Expected = w.tag, c.wallTime(w.expected)
+		c.o.Progress.tag(accepted)
 		r := c.await(ctx, &pt, w)
+		switch r.kind {
+		case Protected:
+			c.o.Progress.tag(r.point)
+		case Failed:
+			c.o.Progress.untag(pt.VPGIdentifier)
+		}
 		// Another call's insert that failed is not this call's failure:
 		// await dropped it, so deciding again inserts a tag of its own.
 		if r.kind == Failed && !w.ours && joined == 0 && zvm.KindOf(r.err) == zvm.KindTaskFailed && ctx.Err() == nil {
@@ -80,7 +98,8 @@ func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, call
 }
 
 // decide, under the VPG's lock, finds a tag that already protects the call,
-// or the tag in flight to wait for, or inserts one.
+// or the tag in flight to wait for, or inserts one. arrival is on
+// Options.Now's clock; every time decide compares is the ZVM's.
 func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, callID string) (*zvm.Checkpoint, wait, error) {
 	id := pt.VPGIdentifier
 	st := &vpgState{}
@@ -104,11 +123,13 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 		}
 	}
 	st.VPG = pt.VPG
-	now := c.o.Now()
+	now := c.zNow()
 	cps, cadence, err := c.recent(ctx, id, st, now)
 	if err != nil {
 		return nil, wait{}, err
 	}
+	// The journal may have corrected the clock (see sawJournal).
+	now, arrival = c.zNow(), c.zvmTime(arrival)
 	st.CadenceMS = cadence.Milliseconds()
 	pt.Cadence = cadence
 
@@ -141,6 +162,8 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	if err != nil {
 		return nil, wait{}, err
 	}
+	// The listing took time: the tick is counted from after the insert.
+	now = c.zNow()
 	p := pendingTag{Tag: tag, Task: task, Inserted: now, Expected: nextTick(cps, cadence, now)}
 	st.Pending = append(st.Pending, p)
 	save()
@@ -166,6 +189,7 @@ func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time
 		if err != nil {
 			return nil, 0, err
 		}
+		c.sawJournal(cps)
 		if cad := EstimateCadence(cps); cad > 0 {
 			return cps, cad, nil
 		}
@@ -258,9 +282,15 @@ func (c *Capturer) reusable(cps []zvm.Checkpoint, st *vpgState, b bar, now time.
 	return best, found
 }
 
-// await waits for w's tag to be in the journal: pending at once when it
-// cannot land before the deadline, else asleep until just after the
-// expected tick and then polling at a fraction of the cadence.
+// await waits for w's tag to be in the journal, with the insert's task as
+// the second witness. Pending at once when the tag cannot land before the
+// deadline, unless the task says it already has (or failed); else asleep
+// until just after the expected tick, then polling at a fraction of the
+// cadence. When the wait ahead is long, the task is asked first, so that a
+// ZVM that writes tags at once is seen at once.
+//
+// Times here are the ZVM's (see clock.go); sleeps and the deadline are
+// converted to this machine's clock.
 func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 	cadence := pt.Cadence
 	slack := clamp(cadence/20, minSlack, maxSlack)
@@ -268,65 +298,50 @@ func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 	deadline, hasDeadline := ctx.Deadline()
 	pt.Tag = w.tag
 	expected := w.expected
-	if now := c.o.Now(); expected.Before(now) {
+	if now := c.zNow(); expected.Before(now) {
 		// Overdue, as a tag joined late may be: it can land any moment.
 		expected = now
 	}
 	pending := func() result {
-		pt.Expected = expected
+		pt.Expected = c.wallTime(expected)
 		return result{kind: Pending, point: *pt}
 	}
-	fails := func(err error) result {
-		c.update(ctx, pt.VPGIdentifier, func(st *vpgState) { st.dropPending(w.tag) })
-		return result{kind: Failed, point: *pt, err: err}
+	fits := func(t time.Time) bool {
+		return !hasDeadline || !c.wallTime(t).Add(requestTime).After(deadline)
 	}
-	fits := func(t time.Time) bool { return !hasDeadline || !t.Add(requestTime).After(deadline) }
 
 	first := expected.Add(slack)
-	if !fits(first) {
-		// Past the deadline: say so now rather than sit out the budget,
-		// unless the task already failed, which the retry must not wait for.
-		if err := c.taskFailure(ctx, w.task); err != nil {
-			return fails(err)
+	if !fits(first) || first.Sub(c.zNow()) > earlyLook {
+		// Past the deadline, or a long sleep ahead: the task may already
+		// know that the tag is written, or that it never will be.
+		if r, done := c.byTask(ctx, pt, w); done {
+			return r
 		}
-		return pending()
-	}
-	if first.Sub(c.o.Now()) >= time.Second {
-		// A long sleep ahead leaves time to learn of a failed task now.
-		if err := c.taskFailure(ctx, w.task); err != nil {
-			return fails(err)
+		if !fits(first) {
+			return pending()
 		}
 	}
-	if !sleepUntil(ctx, first) {
+	if !sleepUntil(ctx, c.wallTime(first)) {
 		return pending()
 	}
 	for {
-		cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, w.inserted.Add(-skew), time.Time{})
-		if err != nil {
+		r, found := c.findTag(ctx, pt, w, true)
+		switch {
+		case found:
+			return r
+		case r.err != nil:
 			if ctx.Err() != nil {
 				return pending()
 			}
-			return result{kind: Failed, point: *pt, err: err}
+			return r
 		}
-		if i := slices.IndexFunc(cps, func(cp zvm.Checkpoint) bool { return cp.Tag == w.tag }); i >= 0 {
-			cp := cps[i]
-			if cp.Identifier == "" {
-				return fails(&zvm.Error{Kind: zvm.KindMalformed, Op: "GET checkpoints of VPG " + pt.VPGIdentifier,
-					Err: fmt.Errorf("checkpoint %q is listed without a CheckpointIdentifier, so nothing can rewind to it", cp.Tag)})
-			}
-			pt.Identifier, pt.Time = cp.Identifier, cp.Time
-			c.update(ctx, pt.VPGIdentifier, func(st *vpgState) {
-				st.dropPending(w.tag)
-				st.LastTag = &landedTag{Tag: cp.Tag, Identifier: cp.Identifier, Time: cp.Time}
-			})
-			return result{kind: Protected, point: *pt}
-		}
-		now := c.o.Now()
+		now := c.zNow()
 		if now.After(expected.Add(cadence / 2)) {
-			// The tick came and went without the tag: a failed task tells
-			// why; otherwise the next tick is the new expectation.
-			if err := c.taskFailure(ctx, w.task); err != nil {
-				return fails(err)
+			// The tick came and went without the tag: the task says
+			// whether it is written (then the listing missed it), failed,
+			// or still to come at the next tick.
+			if r, done := c.byTask(ctx, pt, w); done {
+				return r
 			}
 			expected = nextTick([]zvm.Checkpoint{{Time: expected}}, cadence, now)
 		}
@@ -334,28 +349,92 @@ func (c *Capturer) await(ctx context.Context, pt *Point, w wait) result {
 		if !fits(next) {
 			return pending()
 		}
-		if !sleepUntil(ctx, next) {
+		if !sleepUntil(ctx, c.wallTime(next)) {
 			return pending()
 		}
 	}
 }
 
-// taskFailure returns a *zvm.Error of KindTaskFailed, carrying Zerto's
-// CompleteReason, when the insert task failed or was stopped, or when Zerto
-// no longer knows it (a tag without a task never lands); nil when it did
-// not fail, or when its state cannot be had (the journal will tell).
-func (c *Capturer) taskFailure(ctx context.Context, id string) error {
-	if id == "" {
-		return nil
+// byTask asks for the insert's task and concludes what it can: a failed
+// task (or one Zerto no longer knows) fails the wait with Zerto's reason; a
+// completed one sends the wait to the journal, listed without the time
+// filter if need be, since the task says the tag is there. done is false
+// when the task is in progress, or when its state cannot be had (some
+// ZVMs answer a completed task with 401) and the journal does not show
+// the tag yet.
+func (c *Capturer) byTask(ctx context.Context, pt *Point, w wait) (r result, done bool) {
+	if w.task == "" {
+		return result{}, false
 	}
-	t, err := c.z.Task(ctx, id)
+	t, err := c.z.TaskState(ctx, w.task)
 	switch {
 	case zvm.IsNotFound(err):
-		return &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Err: err}
-	case err != nil || (t.State != zvm.TaskFailed && t.State != zvm.TaskStopped):
-		return nil
+		return c.failWait(ctx, pt, w, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + w.task, Err: err}), true
+	case err != nil:
+		// No word from the task (some ZVMs answer 401 for a completed
+		// one): the journal is asked instead.
+		if r, found := c.findTag(ctx, pt, w, true); found {
+			return r, true
+		}
+		return result{}, false
+	case t.State == zvm.TaskFailed || t.State == zvm.TaskStopped:
+		return c.failWait(ctx, pt, w, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + w.task, Message: t.CompleteReason,
+			Err: fmt.Errorf("task %s is %s", w.task, t.State)}), true
+	case t.State != zvm.TaskCompleted:
+		return result{}, false
 	}
-	return &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Message: t.CompleteReason}
+	// Completed: the tag is in the journal. A listing filtered by time can
+	// miss it (a clock stepped since the offset was measured, a ZVM that
+	// stamps tags oddly), so a miss is listed again without the filter.
+	for _, filtered := range []bool{true, false} {
+		r, found := c.findTag(ctx, pt, w, filtered)
+		if found || r.err != nil {
+			if r.err != nil && ctx.Err() != nil {
+				return result{}, false
+			}
+			return r, true
+		}
+	}
+	return result{}, false
+}
+
+// findTag lists the VPG's checkpoints (from a little before the insert
+// when filtered, all of them otherwise) and reports whether w's tag is
+// there, with the result to return: protected, or failed for a tag without
+// a CheckpointIdentifier. A listing that fails gives a failed result and
+// found false.
+func (c *Capturer) findTag(ctx context.Context, pt *Point, w wait, filtered bool) (r result, found bool) {
+	var since time.Time
+	if filtered {
+		since = w.inserted.Add(-skew)
+	}
+	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, time.Time{})
+	if err != nil {
+		return result{kind: Failed, point: *pt, err: err}, false
+	}
+	c.sawJournal(cps)
+	i := slices.IndexFunc(cps, func(cp zvm.Checkpoint) bool { return cp.Tag == w.tag })
+	if i < 0 {
+		return result{}, false
+	}
+	cp := cps[i]
+	if cp.Identifier == "" {
+		return c.failWait(ctx, pt, w, &zvm.Error{Kind: zvm.KindMalformed, Op: "GET checkpoints of VPG " + pt.VPGIdentifier,
+			Err: fmt.Errorf("checkpoint %q is listed without a CheckpointIdentifier, so nothing can rewind to it", cp.Tag)}), true
+	}
+	pt.Identifier, pt.Time, pt.Expected = cp.Identifier, cp.Time, time.Time{}
+	c.update(ctx, pt.VPGIdentifier, func(st *vpgState) {
+		st.dropPending(w.tag)
+		st.LastTag = &landedTag{Tag: cp.Tag, Identifier: cp.Identifier, Time: cp.Time}
+	})
+	return result{kind: Protected, point: *pt}, true
+}
+
+// failWait ends a wait that cannot succeed: the tag is dropped from the
+// VPG's tags in flight, so that no later call waits for it.
+func (c *Capturer) failWait(ctx context.Context, pt *Point, w wait, err error) result {
+	c.update(ctx, pt.VPGIdentifier, func(st *vpgState) { st.dropPending(w.tag) })
+	return result{kind: Failed, point: *pt, err: err}
 }
 
 // update changes a VPG's state under its lock. Failing to is harmless

@@ -2,7 +2,10 @@ package capture
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,8 +24,11 @@ type group struct {
 }
 
 // resolveAll resolves every target, in parallel, and groups the VMs found
-// by VPG, in the order the targets were written.
-func (c *Capturer) resolveAll(ctx context.Context, targets []string) (groups []group, unknown []string, failures []Failure) {
+// by VPG, in the order the targets were written. A VM in several VPGs is in
+// each of their groups: every journal that can rewind it gets a checkpoint.
+// A name that matches several different VMs protects all of them, and
+// a note says so.
+func (c *Capturer) resolveAll(ctx context.Context, targets []string) (groups []group, unknown []string, failures []Failure, notes []string) {
 	type answer struct {
 		vms []zvm.VM
 		err error
@@ -41,17 +47,20 @@ func (c *Capturer) resolveAll(ctx context.Context, targets []string) (groups []g
 	fresh := false
 	for i, t := range targets {
 		a := answers[i]
-		switch {
-		case a.err != nil:
+		if a.err != nil {
 			failures = append(failures, Failure{Target: t, Err: a.err})
-			continue
-		case len(a.vms) == 0:
-			unknown = append(unknown, t)
 			continue
 		}
 		if e, ok := cache[t]; !ok || !c.fresh(e) {
 			cache[t] = resolution{At: c.o.Now(), VMs: toCached(a.vms)}
 			fresh = true
+		}
+		if len(a.vms) == 0 {
+			unknown = append(unknown, t)
+			continue
+		}
+		if n := ambiguity(t, a.vms); n != "" {
+			notes = append(notes, n)
 		}
 		for _, vm := range a.vms {
 			j := slices.IndexFunc(groups, func(g group) bool { return g.vpgID == vm.VPGIdentifier })
@@ -68,7 +77,23 @@ func (c *Capturer) resolveAll(ctx context.Context, targets []string) (groups []g
 	if fresh {
 		c.saveResolutions(cache)
 	}
-	return groups, unknown, failures
+	return groups, unknown, failures, notes
+}
+
+// ambiguity returns a note when target matched more than one VM (distinct
+// VmIdentifiers; one VM in several VPGs is one VM), else "".
+func ambiguity(target string, vms []zvm.VM) string {
+	var ids []string
+	for _, vm := range vms {
+		if !slices.Contains(ids, vm.Identifier) {
+			ids = append(ids, vm.Identifier)
+		}
+	}
+	if len(ids) < 2 {
+		return ""
+	}
+	return fmt.Sprintf("%q is ambiguous: it names %d VMs Zerto protects (%s), and each got a checkpoint; name one by its VmIdentifier or map the name in [targets] aliases",
+		target, len(ids), strings.Join(ids, ", "))
 }
 
 // vmIDPattern matches a VmIdentifier: the site's GUID, a dot, and the
@@ -77,21 +102,24 @@ var vmIDPattern = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\.\S+$`)
 })
 
-// resolve returns the VMs target stands for: by identifier when it looks
-// like one, else by name: as written, exactly and then ignoring case, then
-// through the [targets] aliases and strip_domain. No VM is an empty list,
-// not an error: a host Zerto does not protect has nothing to rewind to.
+// resolve returns the VM rows target stands for, one per VPG that protects
+// the VM: by identifier when it looks like one (GET /v1/vms?vmIdentifier=,
+// which lists a VM in several VPGs once per VPG, where GET /v1/vms/{id}
+// would answer 400), else by name: as written, exactly and then ignoring
+// case, then through the [targets] aliases and strip_domain. No VM is an
+// empty list, not an error: a host Zerto does not protect has nothing to
+// rewind to.
 func (c *Capturer) resolve(ctx context.Context, cache map[string]resolution, target string) ([]zvm.VM, error) {
 	if e, ok := cache[target]; ok && c.fresh(e) {
 		return fromCached(e.VMs), nil
 	}
 	if vmIDPattern().MatchString(target) {
-		vm, err := c.z.VM(ctx, target)
+		vms, err := c.z.VMsByIdentifier(ctx, target)
 		switch {
-		case err == nil:
-			return []zvm.VM{vm}, nil
-		case !zvm.IsNotFound(err):
+		case err != nil:
 			return nil, err
+		case len(vms) > 0:
+			return vms, nil
 		}
 	}
 	names := []string{target}
@@ -142,7 +170,9 @@ func matchName(vms []zvm.VM, name string) []zvm.VM {
 }
 
 // resolutionFile caches target resolutions in the state folder, so that a
-// protected call costs no VM lookup while the cache is fresh.
+// protected call costs no VM lookup while the cache is fresh. There is one
+// per ZVM (see resolutionName): a name means different VMs on different
+// ZVMs.
 const resolutionFile = "targets.json"
 
 // resolution is one cached target.
@@ -174,9 +204,25 @@ func fromCached(cs []cachedVM) []zvm.VM {
 	return out
 }
 
+// fresh reports whether a cached resolution may be used: a target found,
+// for ResolveTTL; a target Zerto does not know, for MissTTL (at most
+// ResolveTTL), so that a host Zerto does not protect costs one listing of
+// every VM per MissTTL rather than per call, and a VM newly protected is
+// seen soon.
 func (c *Capturer) fresh(r resolution) bool {
 	age := c.o.Now().Sub(r.At)
-	return c.o.ResolveTTL > 0 && age >= 0 && age < c.o.ResolveTTL && len(r.VMs) > 0
+	ttl := c.o.ResolveTTL
+	if len(r.VMs) == 0 {
+		ttl = min(ttl, c.o.MissTTL)
+	}
+	return ttl > 0 && age >= 0 && age < ttl
+}
+
+// resolutionName is the cache file of the Capturer's ZVM: targets-<hash of
+// its URL>.json.
+func (c *Capturer) resolutionName() string {
+	sum := sha256.Sum256([]byte(c.z.URL()))
+	return strings.TrimSuffix(resolutionFile, ".json") + "-" + hex.EncodeToString(sum[:8]) + ".json"
 }
 
 // loadResolutions reads the cache; a missing or unreadable one is empty,
@@ -186,7 +232,7 @@ func (c *Capturer) loadResolutions() map[string]resolution {
 	if c.o.StateDir == "" || c.o.ResolveTTL < 0 {
 		return m
 	}
-	data, err := os.ReadFile(filepath.Join(c.o.StateDir, resolutionFile))
+	data, err := os.ReadFile(filepath.Join(c.o.StateDir, c.resolutionName()))
 	if err == nil {
 		json.Unmarshal(data, &m)
 	}
@@ -206,7 +252,7 @@ func (c *Capturer) saveResolutions(m map[string]resolution) {
 	}
 	data, err := json.Marshal(m)
 	if err == nil {
-		writeFile(c.o.StateDir, resolutionFile, data)
+		writeFile(c.o.StateDir, c.resolutionName(), data)
 	}
 }
 

@@ -175,7 +175,7 @@ func TestStateFolderUnusable(t *testing.T) {
 			t.Errorf("state dir %q: next call reused %q", dir, first)
 		}
 	}
-	if _, err := os.Stat("targets.json"); err == nil {
+	if m, _ := filepath.Glob("targets*.json"); len(m) > 0 {
 		t.Error("an empty StateDir wrote targets.json in the working folder")
 	}
 }
@@ -243,11 +243,13 @@ func TestStateFilePermissions(t *testing.T) {
 // TestDamagedTargetsFile: a damaged resolution cache is no cache.
 func TestDamagedTargetsFile(t *testing.T) {
 	f := newFixture(t)
-	if err := os.WriteFile(filepath.Join(f.dir, resolutionFile), []byte(`{"web-01":{"at":"`), 0o600); err != nil {
+	c := f.capturer(Options{})
+	name := filepath.Join(f.dir, c.resolutionName())
+	if err := os.WriteFile(name, []byte(`{"web-01":{"at":"`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	protectedBy(t, f.capturer(Options{}), "iiiiiiii0001", "web-01")
-	data, _ := os.ReadFile(filepath.Join(f.dir, resolutionFile))
+	protectedBy(t, c, "iiiiiiii0001", "web-01")
+	data, _ := os.ReadFile(name)
 	if !bytes.Contains(data, []byte("web-01")) || !json.Valid(data) {
 		t.Errorf("targets.json not rewritten: %q", data)
 	}

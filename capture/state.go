@@ -31,10 +31,14 @@ type vpgState struct {
 	LastTag *landedTag `json:"last_tag,omitempty"`
 }
 
-// letThrough is one call let through. At is this machine's clock;
-// Checkpoint is the ZVM's: the TimeStamp of the newest checkpoint that
-// protected the call. Comparing a tag with both keeps a ZVM whose clock is
-// ahead from making a tag written before the call look newer than it.
+// letThrough is one call let through. At is when, in ZVM time (this
+// machine's clock plus the measured offset); Checkpoint is the TimeStamp of
+// the newest checkpoint that protected the call. Comparing a tag with both
+// keeps an error in the offset from making a tag written before the call
+// look newer than it.
+//
+// Every time in the state is the ZVM's: several hosts with clocks of their
+// own may share a state folder only through the ZVM's clock.
 type letThrough struct {
 	At         time.Time `json:"at"`
 	Checkpoint time.Time `json:"checkpoint,omitzero"`
@@ -175,7 +179,7 @@ func (c *Capturer) loadState(vpgID string) *vpgState {
 		if fi, err := os.Stat(name); err == nil && fi.ModTime().Before(at) {
 			at = fi.ModTime()
 		}
-		*s = vpgState{LetThrough: []letThrough{{At: at}}}
+		*s = vpgState{LetThrough: []letThrough{{At: c.zvmTime(at)}}}
 	}
 	return s
 }
@@ -194,6 +198,12 @@ func (c *Capturer) letThrough(ctx context.Context, p Point, now time.Time) error
 	// keeps a later call from reusing a tag older than this one.
 	ctx, cancel := graceContext(ctx)
 	defer cancel()
+	return c.recordLetThrough(ctx, p, now)
+}
+
+// recordLetThrough is letThrough within ctx as it is, for a caller whose
+// own answer is due (Progress.Overrun).
+func (c *Capturer) recordLetThrough(ctx context.Context, p Point, now time.Time) error {
 	fl, err := c.lockVPG(ctx, p.VPGIdentifier)
 	if err != nil {
 		return err

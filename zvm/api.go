@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -311,4 +312,46 @@ func (c *Client) post(ctx context.Context, path string, body any) (string, error
 		}
 	}
 	return "", &Error{Kind: KindMalformed, Op: op, Status: http.StatusOK, Err: errors.New("no task identifier in the answer")}
+}
+
+// VMsByIdentifier lists the rows of the protected VM with identifier id
+// (GET /v1/vms?vmIdentifier=): one per VPG that protects it. An unknown id
+// gives an empty list. Unlike VM, it needs no VPG for a VM in several VPGs,
+// where GET /v1/vms/{id} answers 400 without vpgIdentifier.
+func (c *Client) VMsByIdentifier(ctx context.Context, id string) ([]VM, error) {
+	q := url.Values{"vmIdentifier": {id}}
+	var ws []wireVM
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/v1/vms", query: q, unknownOn400: true}, &ws); err != nil {
+		if IsNotFound(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	vms := make([]VM, 0, len(ws))
+	for _, w := range ws {
+		// A ZVM that ignores the filter lists every VM: keep the asked one.
+		if vm := w.vm(); strings.EqualFold(vm.Identifier, id) {
+			vms = append(vms, vm)
+		}
+	}
+	return vms, nil
+}
+
+// TaskState returns the task with identifier id, like Task, except that a
+// 401 is returned (KindUnauthorized) without a new login. Some ZVMs answer
+// 401 for a task that completed, which a login does not change; a caller
+// that polls a task beside other evidence (see capture) loses nothing by
+// it, while a login per poll would load Keycloak. A token that did expire
+// is renewed by the caller's next request of another kind.
+func (c *Client) TaskState(ctx context.Context, id string) (Task, error) {
+	var w wireTask
+	r := request{method: http.MethodGet, path: "/v1/tasks/" + url.PathEscape(id), unknownOn400: true, noReauth: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return Task{}, err
+	}
+	t := w.task()
+	if t.Identifier == "" {
+		t.Identifier = id
+	}
+	return t, nil
 }

@@ -114,7 +114,7 @@ func TestTokenNearExpiryNotUsed(t *testing.T) {
 	// A one-minute token with a second left is inside its 6 s margin.
 	c.tok.Issued, c.tok.Expiry = time.Now().Add(-59*time.Second), time.Now().Add(time.Second)
 	c.mu.Unlock()
-	if err := c.cache.store(c.tok); err != nil {
+	if err := c.cache.store(c.tok, clockEntry{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.VMs(t.Context(), ""); err != nil {

@@ -46,11 +46,13 @@ func (t token) refreshable(now time.Time) bool {
 }
 
 // cacheEntry is the file format. URL and Identity are stored to tell a hash
-// collision from a hit and to help a person reading the folder.
+// collision from a hit and to help a person reading the folder. The ZVM's
+// clock offset, measured at login, travels with the token.
 type cacheEntry struct {
 	URL      string `json:"url"`
 	Identity string `json:"identity"`
 	token
+	clockEntry
 }
 
 // tokenCache is the token cache shared by every rewind process: each hook
@@ -58,6 +60,10 @@ type cacheEntry struct {
 // ZVM's Keycloak. One file per ZVM and identity, written by atomic rename
 // under a lock file, so that readers never see half a file and concurrent
 // processes log in once. A zero tokenCache (dir "") caches nothing.
+//
+// The file is keyed by the URL, the identity and a hash of the secret
+// (client secret or password), so that a rotated or mistyped secret never
+// finds the token the old one got: it logs in, and fails if it is wrong.
 type tokenCache struct {
 	dir      string
 	key      string
@@ -65,7 +71,7 @@ type tokenCache struct {
 	identity string
 }
 
-func newTokenCache(dir, url, auth, identity string) *tokenCache {
+func newTokenCache(dir, url, auth, identity, secret string) *tokenCache {
 	c := &tokenCache{url: url, identity: auth + ":" + identity}
 	switch dir {
 	case "-":
@@ -80,7 +86,10 @@ func newTokenCache(dir, url, auth, identity string) *tokenCache {
 		dir = filepath.Join(base, "rewind")
 	}
 	c.dir = filepath.Join(dir, "zvm-tokens")
-	sum := sha256.Sum256([]byte(url + "\x00" + c.identity))
+	// The secret only reaches the file name through SHA-256, beside the
+	// URL and identity; the folder is the user's own (0700) and holds
+	// bearer tokens already.
+	sum := sha256.Sum256([]byte("rewind token cache\x00" + url + "\x00" + c.identity + "\x00" + secret))
 	c.key = hex.EncodeToString(sum[:16])
 	return c
 }
@@ -109,31 +118,31 @@ func (c *tokenCache) lock(ctx context.Context) (unlock func(), err error) {
 
 // load returns the cached token, if there is a readable one for this ZVM
 // and identity.
-func (c *tokenCache) load() (token, bool) {
+func (c *tokenCache) load() (token, clockEntry, bool) {
 	if c.dir == "" {
-		return token{}, false
+		return token{}, clockEntry{}, false
 	}
 	b, err := os.ReadFile(c.path())
 	if err != nil {
-		return token{}, false
+		return token{}, clockEntry{}, false
 	}
 	var e cacheEntry
 	if json.Unmarshal(b, &e) != nil || e.URL != c.url || e.Identity != c.identity {
-		return token{}, false
+		return token{}, clockEntry{}, false
 	}
-	return e.token, true
+	return e.token, e.clockEntry, true
 }
 
 // store writes t for later processes: to a temporary file, then renamed
 // over the old one, so a reader sees the old token or the new one.
-func (c *tokenCache) store(t token) error {
+func (c *tokenCache) store(t token, clk clockEntry) error {
 	if c.dir == "" {
 		return nil
 	}
 	if err := os.MkdirAll(c.dir, 0o700); err != nil {
 		return err
 	}
-	b, err := json.Marshal(cacheEntry{URL: c.url, Identity: c.identity, token: t})
+	b, err := json.Marshal(cacheEntry{URL: c.url, Identity: c.identity, token: t, clockEntry: clk})
 	if err != nil {
 		return err
 	}

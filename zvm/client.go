@@ -50,6 +50,8 @@ type Client struct {
 	// secrets are the values an error must never show: the configured
 	// client secret and password, and the tokens this client has held.
 	secrets secretSet
+
+	clk clock // the ZVM's clock; see clock.go
 }
 
 // New returns a Client for the ZVM that o describes. It does not contact the
@@ -75,7 +77,7 @@ func New(o Options) (*Client, error) {
 		}
 		c.auth = k
 	}
-	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity())
+	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity(), o.ClientSecret+"\x00"+o.Password)
 	return c, nil
 }
 
@@ -96,6 +98,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 		if err != nil {
 			return nil, &Error{Kind: KindTransport, Op: op, Err: err}
 		}
+		sent := time.Now()
 		resp, err := c.http.Do(req)
 		if err != nil {
 			e := transportError(op, err, ctx.Err())
@@ -105,6 +108,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 			}
 			return nil, e
 		}
+		c.clk.observe(resp.Header, sent, time.Now())
 		if isRedirect(resp.StatusCode) {
 			resp.Body.Close()
 			return nil, redirectError(op, resp)
@@ -212,6 +216,8 @@ type request struct {
 	// for a path identifier it cannot parse, such as a host name used as a
 	// VM identifier, and for the caller that is a lookup miss.
 	unknownOn400 bool
+	// noReauth answers a 401 as it is, without a new login (see TaskState).
+	noReauth bool
 }
 
 // do sends r with the current token and decodes a 2xx answer into out
@@ -257,7 +263,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 		if err != nil {
 			return err
 		}
-		if resp.status == http.StatusUnauthorized && !reauthed {
+		if resp.status == http.StatusUnauthorized && !reauthed && !r.noReauth {
 			reauthed = true
 			if _, err := c.credential(ctx, tok.AccessToken); err != nil {
 				return err
@@ -269,6 +275,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			if r.unknownOn400 && resp.status == http.StatusBadRequest {
 				e.Kind = KindNotFound
 			}
+			classifyNotZerto(e, resp)
 			return e
 		}
 		if out == nil {
@@ -321,10 +328,11 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	}
 	defer unlock()
 	old := c.tok
-	if t, ok := c.cache.load(); ok {
+	if t, clk, ok := c.cache.load(); ok {
 		c.secrets.add(t.AccessToken, t.RefreshToken)
 		if t.AccessToken != rejected && t.usable(now) {
 			c.tok = t
+			c.clk.load(clk)
 			return t, nil
 		}
 		old = t
@@ -345,9 +353,10 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	}
 	c.tok = t
 	c.secrets.add(t.AccessToken, t.RefreshToken)
+	c.measureClock(ctx, t)
 	// A cache that cannot be written costs the next process a login; the
 	// request still goes on.
-	_ = c.cache.store(t)
+	_ = c.cache.store(t, c.clk.entry())
 	return t, nil
 }
 

@@ -210,7 +210,7 @@ func TestRetryThenSuccess(t *testing.T) {
 	f.setOverride(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
-		if fails > 0 {
+		if fails > 0 && r.URL.Path == "/v1/vms" {
 			fails--
 			writeJSON(w, 502, map[string]string{"Message": "Bad Gateway"})
 			return

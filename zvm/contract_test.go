@@ -131,6 +131,9 @@ func TestContract(t *testing.T) {
 	must(pw.CheckpointStats(ctx, webVPGID))
 	must(pw.InsertTaggedCheckpoint(ctx, webVPGID, "rewind-1"))
 	must(pw.Task(ctx, "task-1"))
+	must(pw.TaskState(ctx, "task-1"))
+	must(pw.VMsByIdentifier(ctx, webVMID))
+	must(pw.ServerTime(ctx))
 	must(pw.WaitTask(ctx, "task-1", time.Millisecond))
 	must(pw.FailoverTest(ctx, webVPGID, "cp-1", []string{webVMID}))
 	must(pw.FailoverTestStop(ctx, webVPGID, true, "checked by rewind"))
@@ -191,7 +194,7 @@ func TestContract(t *testing.T) {
 		}
 	}
 	// Every route the client knows was exercised above.
-	for _, want := range []string{"POST " + tokenPath, "GET /v1/localsite", "POST /v1/vms/" + webVMID + "/RestoreRollback"} {
+	for _, want := range []string{"POST " + tokenPath, "GET /v1/localsite", "POST /v1/vms/" + webVMID + "/RestoreRollback", "GET " + serverTimePath} {
 		if !methods[want] {
 			t.Errorf("%s was never sent", want)
 		}
@@ -211,8 +214,9 @@ func TestContractSessionLogin(t *testing.T) {
 	if _, err := c.VMs(t.Context(), ""); err != nil {
 		t.Fatal(err)
 	}
-	if len(rec.reqs) != 2 || rec.reqs[0].method != "POST" || rec.reqs[0].path != sessionPath {
-		t.Fatalf("requests = %+v, want the session login first", rec.reqs)
+	// The login is followed by the one reading of the ZVM's clock.
+	if len(rec.reqs) != 3 || rec.reqs[0].method != "POST" || rec.reqs[0].path != sessionPath || rec.reqs[1].path != serverTimePath {
+		t.Fatalf("requests = %+v, want the session login first, then the clock", rec.reqs)
 	}
 }
 

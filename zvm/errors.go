@@ -44,6 +44,10 @@ const (
 	// KindTaskFailed means a Zerto task ended without completing; Message is
 	// its CompleteReason.
 	KindTaskFailed
+	// KindNotZerto means the answer did not come from a ZVM's API: a 404
+	// page of a web server or proxy, or a route the ZVM does not have. The
+	// base URL is wrong; it is never a lookup miss.
+	KindNotZerto
 )
 
 var kindNames = [...]string{
@@ -56,6 +60,7 @@ var kindNames = [...]string{
 	KindTLS:          "tls error",
 	KindMalformed:    "malformed response",
 	KindTaskFailed:   "task failed",
+	KindNotZerto:     "not a ZVM API answer",
 }
 
 // String returns the kind's name as it appears in error texts.

@@ -231,6 +231,8 @@ func (f *fakeZVM) api(w http.ResponseWriter, r *http.Request, path string) {
 			"Status":         map[string]any{"State": state, "Progress": 50},
 			"CompleteReason": reason, "Started": "2025-01-02T03:04:05Z", "Completed": nil,
 		})
+	case r.Method == "GET" && path == serverTimePath:
+		writeJSON(w, 200, time.Now().UTC().Format("2006-01-02T15:04:05.000Z"))
 	case r.Method == "GET" && path == "/v1/localsite":
 		writeJSON(w, 200, map[string]any{"SiteIdentifier": "site-1", "SiteName": "Lab", "Version": "10.0.60", "SiteType": "VCenter"})
 	case r.Method == "POST" && strings.HasPrefix(path, "/v1/"):

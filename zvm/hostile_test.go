@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestNoRedirects: a ZVM (or something on the path) that redirects gets
@@ -97,6 +98,11 @@ func TestErrorBodiesRedacted(t *testing.T) {
 				}
 				if r.URL.Path == tokenPath {
 					writeJSON(w, 200, map[string]any{"access_token": "access-token-1234", "expires_in": 300})
+					return
+				}
+				if r.URL.Path == serverTimePath {
+					// The clock reading after the login.
+					writeJSON(w, 200, time.Now().UTC().Format(time.RFC3339Nano))
 					return
 				}
 				t.Errorf("unexpected %s", r.URL)

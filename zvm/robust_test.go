@@ -55,7 +55,7 @@ func TestDamagedTokenCache(t *testing.T) {
 		if _, err := c.VMs(t.Context(), ""); err != nil {
 			t.Fatalf("cache file %d: %v", i, err)
 		}
-		if tok, ok := c.cache.load(); !ok || tok.AccessToken == "" {
+		if tok, _, ok := c.cache.load(); !ok || tok.AccessToken == "" {
 			t.Errorf("cache file %d not replaced by a good token", i)
 		}
 	}
@@ -69,7 +69,7 @@ func TestGarbageCachedToken(t *testing.T) {
 	dir := t.TempDir()
 	c := newTestClient(t, s.URL, func(o *Options) { o.CacheDir = dir })
 	now := time.Now()
-	if err := c.cache.store(token{AccessToken: "garbage", RefreshToken: "garbage", Issued: now, Expiry: now.Add(time.Hour)}); err != nil {
+	if err := c.cache.store(token{AccessToken: "garbage", RefreshToken: "garbage", Issued: now, Expiry: now.Add(time.Hour)}, clockEntry{}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.VMs(t.Context(), ""); err != nil {

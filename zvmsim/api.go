@@ -40,27 +40,54 @@ func (c *call) vpgLocked() (*vpgState, int, any) {
 	}
 	v := c.s.vpgByID(id)
 	if v == nil {
-		st, body := fail(http.StatusNotFound, "VPG with identifier '%s' was not found.", id)
+		st, body := fail(c.s.unknownStatusLocked(), "VPG with identifier '%s' was not found.", id)
 		return nil, st, body
 	}
 	return v, 0, nil
 }
 
-// vmLocked resolves the {vmIdentifier} path parameter. A VM name or host
-// name instead of an identifier is a 400, as on a ZVM; a well-formed
-// identifier that names no VM, 404.
-func (c *call) vmLocked() (*vmState, int, any) {
+// unknownStatusLocked is the status for a well-formed identifier that names
+// nothing: 404, or 400 under Strict.UnknownIdentifier400.
+func (s *Server) unknownStatusLocked() int {
+	if s.strict.UnknownIdentifier400 {
+		return http.StatusBadRequest
+	}
+	return http.StatusNotFound
+}
+
+// vmLocked resolves the {vmIdentifier} path parameter, in VPG vpgID when
+// that is not empty. A VM name or host name instead of an identifier is a
+// 400, as on a ZVM; a well-formed identifier that names no VM, 404. A VM in
+// several VPGs needs vpgID: without it the answer is 400, as on a ZVM.
+func (c *call) vmLocked(vpgID string) (*vmState, int, any) {
 	id := c.params["vmIdentifier"]
 	if !vmIDRE().MatchString(id) {
 		st, v := fail(http.StatusBadRequest, "The VM identifier '%s' is not valid: a VM identifier has the form <site identifier>.<VM reference>.", id)
 		return nil, st, v
 	}
+	var rows []*vmState
 	for _, vm := range c.s.vms {
 		if strings.EqualFold(vm.id, id) {
+			rows = append(rows, vm)
+		}
+	}
+	if len(rows) == 0 {
+		st, v := fail(c.s.unknownStatusLocked(), "VM with identifier '%s' was not found.", id)
+		return nil, st, v
+	}
+	if vpgID == "" {
+		if len(rows) > 1 {
+			st, v := fail(http.StatusBadRequest, "VM '%s' is protected in more than one VPG. Specify the vpgIdentifier.", id)
+			return nil, st, v
+		}
+		return rows[0], 0, nil
+	}
+	for _, vm := range rows {
+		if strings.EqualFold(vm.vpg.cfg.ID, vpgID) {
 			return vm, 0, nil
 		}
 	}
-	st, v := fail(http.StatusNotFound, "VM with identifier '%s' was not found.", id)
+	st, v := fail(http.StatusNotFound, "VM with identifier '%s' was not found in VPG '%s'.", id, vpgID)
 	return nil, st, v
 }
 
@@ -144,12 +171,9 @@ func (c *call) listVMs() {
 func (c *call) getVM() {
 	vpgID := c.query("vpgIdentifier")
 	c.locked(func() (int, any) {
-		vm, st, body := c.vmLocked()
+		vm, st, body := c.vmLocked(vpgID)
 		if vm == nil {
 			return st, body
-		}
-		if vpgID != "" && !strings.EqualFold(vm.vpg.cfg.ID, vpgID) {
-			return fail(http.StatusNotFound, "VM with identifier '%s' was not found in VPG '%s'.", vm.id, vpgID)
 		}
 		return http.StatusOK, c.s.vmWireLocked(c.r, vm)
 	})
@@ -265,9 +289,12 @@ func (c *call) insertCheckpoint() {
 		}
 		t := c.s.newTaskLocked(taskInsertTaggedCP, v, c.user)
 		t.tag = tag
-		if v.insertFailure != "" {
+		switch {
+		case v.insertFailure != "":
 			t.fail(c.s.now(), v.insertFailure)
-		} else {
+		case c.s.strict.TagsAtOnce && v.insertTickFailure == "":
+			c.s.writeTagLocked(v, t)
+		default:
 			v.pending = append(v.pending, t)
 		}
 		c.s.insertsMade++
@@ -429,16 +456,17 @@ func (c *call) restore() {
 		return
 	}
 	c.locked(func() (int, any) {
-		vm, st, resp := c.vmLocked()
+		vm, st, resp := c.vmLocked(body.VpgIdentifier)
 		if vm == nil {
+			if st == http.StatusNotFound && body.VpgIdentifier != "" {
+				return fail(http.StatusBadRequest, "VM '%s' is not protected by VPG '%s'.", c.params["vmIdentifier"], body.VpgIdentifier)
+			}
 			return st, resp
 		}
 		v := vm.vpg
 		switch {
 		case vm.testOf != nil:
 			return fail(http.StatusBadRequest, "VM %s is a test VM and cannot be restored.", vm.name)
-		case body.VpgIdentifier != "" && !strings.EqualFold(body.VpgIdentifier, v.cfg.ID):
-			return fail(http.StatusBadRequest, "VM %s is not protected by VPG '%s'.", vm.name, body.VpgIdentifier)
 		case body.CheckpointIdentifier == "":
 			return fail(http.StatusBadRequest, "A checkpoint identifier is required to restore VM %s.", vm.name)
 		case vm.restoring:
@@ -474,12 +502,12 @@ func (c *call) restoreEnd(commit bool) {
 		return
 	}
 	c.locked(func() (int, any) {
-		vm, st, resp := c.vmLocked()
+		vm, st, resp := c.vmLocked(vpgID)
 		if vm == nil {
+			if st == http.StatusNotFound && vpgID != "" {
+				return fail(http.StatusBadRequest, "VM '%s' is not protected by VPG '%s'.", c.params["vmIdentifier"], vpgID)
+			}
 			return st, resp
-		}
-		if vpgID != "" && !strings.EqualFold(vpgID, vm.vpg.cfg.ID) {
-			return fail(http.StatusBadRequest, "VM %s is not protected by VPG '%s'.", vm.name, vpgID)
 		}
 		if !vm.restoring {
 			return fail(http.StatusBadRequest, "There is no journal restore awaiting commit or rollback for VM %s.", vm.name)
@@ -652,7 +680,10 @@ func (c *call) getTask() {
 	c.locked(func() (int, any) {
 		t := c.s.taskByID(id)
 		if t == nil {
-			return fail(http.StatusNotFound, "Task with identifier '%s' was not found.", id)
+			return fail(c.s.unknownStatusLocked(), "Task with identifier '%s' was not found.", id)
+		}
+		if t.state == TaskCompleted && c.s.strict.CompletedTask401 {
+			return fail(http.StatusUnauthorized, "Authorization has been denied for this request.")
 		}
 		c.s.advanceLocked(t)
 		return http.StatusOK, c.s.taskWire(c.r, t)

@@ -59,13 +59,13 @@ func (c *call) token() {
 			c.keycloakError(http.StatusUnauthorized, "invalid_grant", "Invalid user credentials")
 			return
 		}
-		c.issue(user, clientID, scope)
+		c.issue(user, clientID, scope, true)
 	case "client_credentials":
 		if client.Secret == "" {
 			c.keycloakError(http.StatusUnauthorized, "unauthorized_client", "Public client not allowed to retrieve service account")
 			return
 		}
-		c.issue("service-account-"+clientID, clientID, scope)
+		c.issue("service-account-"+clientID, clientID, scope, !c.s.Strict().NoClientCredentialsRefresh)
 	case "refresh_token":
 		rt := form.Get("refresh_token")
 		s.mu.Lock()
@@ -80,36 +80,45 @@ func (c *call) token() {
 		case time.Now().After(t.expires):
 			c.keycloakError(http.StatusBadRequest, "invalid_grant", "Token is not active")
 		default:
-			c.issue(t.subject, clientID, t.scope)
+			c.issue(t.subject, clientID, t.scope, true)
 		}
 	default:
 		c.keycloakError(http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant_type")
 	}
 }
 
-// issue answers a token grant with a new access and refresh token.
-func (c *call) issue(subject, clientID, scope string) {
+// issue answers a token grant with a new access token, and a refresh
+// token when withRefresh is set.
+func (c *call) issue(subject, clientID, scope string, withRefresh bool) {
 	s := c.s
 	access, refresh := newSecret(), newSecret()
 	now := time.Now()
 	s.mu.Lock()
 	ttl, rttl := s.tokenTTL, s.refreshTTL
 	s.tokens[access] = token{expires: now.Add(ttl), subject: subject, clientID: clientID, scope: scope}
-	s.refreshTokens[refresh] = token{expires: now.Add(rttl), subject: subject, clientID: clientID, scope: scope}
+	if withRefresh {
+		s.refreshTokens[refresh] = token{expires: now.Add(rttl), subject: subject, clientID: clientID, scope: scope}
+	}
 	s.tokensIssued++
 	s.mu.Unlock()
 	c.w.Header().Set("Cache-Control", "no-store")
-	c.json(http.StatusOK, map[string]any{
-		"access_token":       access,
-		"expires_in":         int(ttl / time.Second),
-		"refresh_expires_in": int(rttl / time.Second),
-		"refresh_token":      refresh,
-		"token_type":         "Bearer",
-		"id_token":           newSecret(),
-		"not-before-policy":  0,
-		"session_state":      derivedGUID("session", access),
-		"scope":              scope,
-	})
+	answer := map[string]any{
+		"access_token":      access,
+		"expires_in":        int(ttl / time.Second),
+		"token_type":        "Bearer",
+		"id_token":          newSecret(),
+		"not-before-policy": 0,
+		"session_state":     derivedGUID("session", access),
+		"scope":             scope,
+	}
+	if withRefresh {
+		answer["refresh_expires_in"] = int(rttl / time.Second)
+		answer["refresh_token"] = refresh
+	} else {
+		// Keycloak's client_credentials answer without a refresh token.
+		answer["refresh_expires_in"] = 0
+	}
+	c.json(http.StatusOK, answer)
 }
 
 // sessionAdd serves the Windows ZVM's session endpoint: Basic credentials in,

@@ -23,6 +23,14 @@
 // a restore) are refused as a ZVM refuses them, and SetJournalHistory ages
 // checkpoints out of a journal.
 //
+// Real ZVMs have habits a friendly simulator hides; the scenario's [strict]
+// table (Strict, or Server.SetStrict) switches them on one by one: a clock
+// that is not the host's, no refresh token for client_credentials, 400 for
+// unknown identifiers, 415 for a JSON body without its content type, tags
+// written the moment they are accepted, 401 for a completed task. A VM
+// listed in several VPGs, and inserts that fail at the journal tick
+// (insert_tick_failure), are declared in the scenario itself.
+//
 // Fault injection (latency, hanging requests, 5xx answers, malformed JSON,
 // revoked tokens, failing or rejected inserts, unhealthy VPGs) can be set in
 // the scenario or changed while serving, and every request is logged so tests

@@ -26,6 +26,7 @@ type vpgState struct {
 	sub                 VPGSubStatus
 	insertFailure       string
 	insertRejection     string
+	insertTickFailure   string
 	checkpoints         []Checkpoint
 	// pending are the insert tasks whose tags land at the next tick.
 	pending []*task
@@ -131,13 +132,17 @@ func (s *Server) tickLocked(v *vpgState) []Checkpoint {
 	}
 	now := s.now()
 	var written []Checkpoint
-	if len(v.pending) == 0 {
-		written = append(written, Checkpoint{ID: s.newCheckpointID(), Time: now})
-	}
 	for _, t := range v.pending {
+		if v.insertTickFailure != "" {
+			t.fail(now, v.insertTickFailure)
+			continue
+		}
 		cp := Checkpoint{ID: s.newCheckpointID(), Time: now, Tag: t.tag}
 		written = append(written, cp)
 		t.complete(now)
+	}
+	if len(written) == 0 {
+		written = append(written, Checkpoint{ID: s.newCheckpointID(), Time: now})
 	}
 	v.pending = nil
 	v.checkpoints = append(v.checkpoints, written...)
@@ -145,6 +150,14 @@ func (s *Server) tickLocked(v *vpgState) []Checkpoint {
 	// the journal's retention.
 	v.trimLocked(now)
 	return written
+}
+
+// writeTagLocked writes t's tagged checkpoint now, out of the cadence,
+// completing t: a ZVM that does not wait for the journal's next tick.
+func (s *Server) writeTagLocked(v *vpgState, t *task) {
+	now := s.now()
+	v.checkpoints = append(v.checkpoints, Checkpoint{ID: s.newCheckpointID(), Time: now, Tag: t.tag})
+	t.complete(now)
 }
 
 // WriteCheckpoint makes a VPG's journal tick now, out of its cadence: it

@@ -29,6 +29,7 @@ var routes = []*route{
 	{Method: http.MethodPost, Path: "/auth/realms/zerto/protocol/openid-connect/token", Kind: "token", NotInSpec: true, handle: (*call).token},
 	{Method: http.MethodPost, Path: "/v1/session/add", Kind: "session", NotInSpec: true, handle: (*call).sessionAdd},
 	{Method: http.MethodGet, Path: "/v1/localsite", Kind: "localsite", Auth: true, handle: (*call).localSite},
+	{Method: http.MethodGet, Path: "/v1/serverDateTime/serverDateTimeUtc", Kind: "serverTime", Auth: true, handle: (*call).serverTimeUTC},
 	{Method: http.MethodGet, Path: "/v1/vms", Kind: "vms", Auth: true, handle: (*call).listVMs,
 		Query: []string{"vmName", "vpgName", "vmIdentifier", "status", "subStatus", "protectedSiteIdentifier", "recoverySiteIdentifier"}},
 	{Method: http.MethodGet, Path: "/v1/vms/{vmIdentifier}", Kind: "vm", Auth: true, handle: (*call).getVM,

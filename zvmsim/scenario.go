@@ -33,6 +33,8 @@ type Scenario struct {
 	VPGs        []VPG       `toml:"vpg"`
 	Credentials Credentials `toml:"credentials"`
 	Faults      Faults      `toml:"faults"`
+	// Strict switches on the unfriendly behaviours of real ZVMs.
+	Strict Strict `toml:"strict"`
 }
 
 // Site is a Zerto site: a vSphere, AWS, Azure or Hyper-V environment with its
@@ -72,6 +74,10 @@ type VPG struct {
 	// InsertRejection, when set, makes every tagged insert's POST answer
 	// HTTP 400 with this Message, the way Zerto refuses one outright.
 	InsertRejection string `toml:"insert_rejection"`
+	// InsertTickFailure, when set, accepts every tagged insert and fails
+	// its task at the VPG's next journal tick with this CompleteReason,
+	// writing no checkpoint for it: the VRA found it could not write.
+	InsertTickFailure string `toml:"insert_tick_failure"`
 }
 
 // Credentials are the identities the token and session endpoints accept.
@@ -268,6 +274,9 @@ func (sc *Scenario) normalize() error {
 		sc.RefreshTTL = Duration(30 * time.Minute)
 	}
 	vpgs := map[string]bool{}
+	// vms maps a VM name on a protected site to the VPGs that list it: a
+	// VM may be in several VPGs (one VM, one identifier), but only once
+	// in each.
 	vms := map[string]string{}
 	for i := range sc.VPGs {
 		v := &sc.VPGs[i]
@@ -320,10 +329,11 @@ func (sc *Scenario) normalize() error {
 			if vm == "" {
 				return fmt.Errorf("vpg %q has a vm without a name", v.Name)
 			}
-			if other, ok := vms[strings.ToLower(vm)]; ok {
-				return fmt.Errorf("vm %q is in both vpg %q and vpg %q", vm, other, v.Name)
+			key := strings.ToLower(v.ProtectedSite + "\x00" + vm + "\x00" + v.Name)
+			if _, ok := vms[key]; ok {
+				return fmt.Errorf("vpg %q lists vm %q twice", v.Name, vm)
 			}
-			vms[strings.ToLower(vm)] = v.Name
+			vms[key] = v.Name
 		}
 	}
 	for _, u := range sc.Credentials.Users {
@@ -335,6 +345,9 @@ func (sc *Scenario) normalize() error {
 		if c.ID == "" {
 			return errors.New("a credentials client needs an id")
 		}
+	}
+	if err := sc.Strict.validate(); err != nil {
+		return err
 	}
 	return sc.Faults.validate()
 }

@@ -1,6 +1,7 @@
 package zvmsim
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/json"
@@ -8,11 +9,13 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -36,7 +39,12 @@ type Server struct {
 	closeOnce sync.Once
 	wg        sync.WaitGroup
 
+	// clockOffset is Strict.ClockOffset in nanoseconds, read without the
+	// lock by now.
+	clockOffset atomic.Int64
+
 	mu              sync.Mutex
+	strict          Strict
 	faults          Faults
 	errAcc          float64 // ServerErrorRate accumulator
 	authorizedCalls int     // for Unauthorized401AfterN
@@ -84,6 +92,7 @@ func NewServer(sc *Scenario) *Server {
 		start:         time.Now(),
 		done:          make(chan struct{}),
 		faults:        sc.Faults,
+		strict:        sc.Strict,
 		tokenTTL:      time.Duration(sc.TokenTTL),
 		refreshTTL:    time.Duration(sc.RefreshTTL),
 		tokens:        map[string]token{},
@@ -93,6 +102,7 @@ func NewServer(sc *Scenario) *Server {
 		// Checkpoint identifiers are numbers that only grow, like Zerto's.
 		nextCheckpoint: 1_000_000,
 	}
+	s.clockOffset.Store(int64(sc.Strict.ClockOffset))
 	for i := range sc.VPGs {
 		cfg := sc.VPGs[i]
 		v := &vpgState{
@@ -104,15 +114,28 @@ func NewServer(sc *Scenario) *Server {
 			insertFailure:   cfg.InsertFailure,
 			insertRejection: cfg.InsertRejection,
 		}
+		v.insertTickFailure = cfg.InsertTickFailure
 		s.vpgs = append(s.vpgs, v)
 		for _, name := range cfg.VMs {
-			s.vms = append(s.vms, &vmState{id: s.newVMID(v.protected), name: name, vpg: v, site: v.protected})
+			// A VM already in a VPG of the same protected site is the same
+			// VM, with the same identifier, in one more VPG.
+			id := ""
+			for _, o := range s.vms {
+				if o.site == v.protected && strings.EqualFold(o.name, name) {
+					id = o.id
+					break
+				}
+			}
+			if id == "" {
+				id = s.newVMID(v.protected)
+			}
+			s.vms = append(s.vms, &vmState{id: id, name: name, vpg: v, site: v.protected})
 		}
 	}
 	// Backfill every journal before any writer starts: they share the
 	// checkpoint counter, which the writers only touch under s.mu.
 	for _, v := range s.vpgs {
-		s.backfill(v, s.start.Add(time.Duration(v.cfg.Phase)))
+		s.backfill(v, s.zvmTime(s.start.Add(time.Duration(v.cfg.Phase))))
 	}
 	for _, v := range s.vpgs {
 		s.wg.Add(1)
@@ -197,12 +220,20 @@ func (s *Server) CountInserts() int {
 	return s.insertsMade
 }
 
-// now is the simulator's clock: UTC, to the millisecond, as ZVMs report it.
-func (s *Server) now() time.Time { return time.Now().UTC().Truncate(time.Millisecond) }
+// now is the ZVM's clock: the host's plus Strict.ClockOffset, in UTC, to
+// the millisecond, as ZVMs report it.
+func (s *Server) now() time.Time { return s.zvmTime(time.Now()) }
+
+// zvmTime is the ZVM's clock reading at the host's time t.
+func (s *Server) zvmTime(t time.Time) time.Time {
+	return t.Add(time.Duration(s.clockOffset.Load())).UTC().Truncate(time.Millisecond)
+}
 
 // ServeHTTP answers one API request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w}
+	// The Date header is the ZVM's clock too, which clients may read.
+	w.Header().Set("Date", s.now().Format(http.TimeFormat))
 	rt, params, allowed := match(r.Method, r.URL.Path)
 	kind := ""
 	if rt != nil {
@@ -374,8 +405,23 @@ func (c *call) message(status int, msg string) {
 
 // decode reads a JSON request body into v. Keys match in any casing, as
 // encoding/json and ZVMs do. An empty body leaves v as it is.
+//
+// Under Strict.RequireJSONContentType a body not sent as application/json
+// is refused with 415, as ASP.NET does.
 func (c *call) decode(v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(c.w, c.r.Body, 1<<20))
+	body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, 1<<20))
+	if err != nil {
+		c.message(http.StatusRequestEntityTooLarge, "The request body is too large.")
+		return false
+	}
+	if len(bytes.TrimSpace(body)) > 0 && c.s.Strict().RequireJSONContentType {
+		mt, _, _ := mime.ParseMediaType(c.r.Header.Get("Content-Type"))
+		if mt != "application/json" && !strings.HasSuffix(mt, "+json") {
+			c.message(http.StatusUnsupportedMediaType, fmt.Sprintf("The request entity's media type '%s' is not supported for this resource.", c.r.Header.Get("Content-Type")))
+			return false
+		}
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	if err := dec.Decode(v); err != nil && !errors.Is(err, io.EOF) {
 		c.message(http.StatusBadRequest, "The request is invalid: the body is not valid JSON for this request.")
 		return false

@@ -1,18 +1,22 @@
 package cli
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"os/signal"
 	"syscall"
 
 	"github.com/rewind-dev/rewind/internal/demo"
+	"github.com/rewind-dev/rewind/recovery"
+	"github.com/rewind-dev/rewind/ui"
 	"github.com/spf13/cobra"
 )
 
 func newDemoCmd() *cobra.Command {
-	var asJSON bool
+	var asJSON, withUI bool
 	cmd := &cobra.Command{
-		Use:   "demo [--json]",
+		Use:   "demo [--json] [--ui]",
 		Short: "Play a scripted agent session against a simulated Zerto",
 		Long: `demo shows rewind's main job without any setup. It starts a ZVM simulator
 in-process on a free loopback port and hands a scripted agent session to the
@@ -34,7 +38,11 @@ is not decided as scripted.
 With --json it prints one object per step:
   {"step":N,"call":"...","decision":"none|protect|pending|ask|deny","reason":"...","checkpoint":"TAG",...}
 where the two rewind steps have the decisions undo-test and undo-stop-test,
-as "rewind log" names them.`,
+as "rewind log" names them.
+
+With --ui it then serves the page of "rewind ui" on the demo's log and
+simulator, its URL printed after the session, and keeps both until Ctrl-C;
+then it cleans up as ever.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out := cmd.OutOrStdout()
@@ -42,14 +50,23 @@ as "rewind log" names them.`,
 			// its temporary folder.
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return demo.Run(ctx, demo.Options{
+			o := demo.Options{
 				Out:   out,
 				JSON:  asJSON,
 				Color: !asJSON && colorTerminal(out),
 				Width: min(terminalWidth(out), 120),
-			})
+			}
+			if withUI {
+				o.After = func(ctx context.Context, svc *recovery.Service) error {
+					svc.Tool = uiTool
+					fmt.Fprintln(cmd.ErrOrStderr(), "rewind demo: the page shows the demo's log and simulator; Ctrl-C stops them and removes the demo's folder.")
+					return serveUI(ctx, out, cmd.ErrOrStderr(), "127.0.0.1:0", false, ui.Options{Log: svc.Log, Recovery: svc})
+				}
+			}
+			return demo.Run(ctx, o)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per call")
+	cmd.Flags().BoolVar(&withUI, "ui", false, "then serve the page (rewind ui) on the demo's results, until Ctrl-C")
 	return cmd
 }

@@ -180,6 +180,42 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	}
 	d.tls(https, zo)
 	d.line(checkOK, "credentials accepted", "logged in as "+identity(zo), "")
+	d.clock(ctx, c)
+}
+
+// clockSkewWarn is the offset past which doctor warns: rewind works in
+// ZVM time whatever the offset, but a clock this far off on either side
+// makes Zerto's console and rewind's log hard to read side by side.
+const clockSkewWarn = 5 * time.Minute
+
+// clock reports how far the ZVM's clock is from this machine's. rewind
+// compares Zerto's timestamps in ZVM time, so an offset is not an error.
+func (d *doctor) clock(ctx context.Context, c *zvm.Client) {
+	zt, err := c.ServerTime(ctx)
+	if err != nil {
+		d.line(checkWarn, "zvm clock", "cannot read the ZVM's time: "+err.Error(), "rewind then reads it from the HTTP Date header")
+		return
+	}
+	off, _ := c.Offset()
+	msg := fmt.Sprintf("ZVM time %s, %s this machine's clock (rewind works in ZVM time)",
+		zt.UTC().Format(time.RFC3339), describeOffset(off))
+	if off.Abs() > clockSkewWarn {
+		d.line(checkWarn, "zvm clock", msg, "keep the ZVM and this machine on NTP so that times in rewind log and Zerto's console agree")
+		return
+	}
+	d.line(checkOK, "zvm clock", msg, "")
+}
+
+// describeOffset says an offset in words: "2m0s ahead of", "in step with".
+func describeOffset(off time.Duration) string {
+	off = off.Round(time.Second)
+	switch {
+	case off > 0:
+		return off.String() + " ahead of"
+	case off < 0:
+		return (-off).String() + " behind"
+	}
+	return "in step with"
 }
 
 func (d *doctor) tls(https bool, zo zvm.Options) {

@@ -70,6 +70,7 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newDemoCmd(),
 		newTrustCmd(),
 		newMCPCmd(),
+		newUICmd(),
 		// Subcommands are added here, one line each.
 	)
 	return root

@@ -137,6 +137,9 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 		if v.InsertRejection != "" {
 			note += ", inserts rejected"
 		}
+		if v.InsertTickFailure != "" {
+			note += ", inserts fail at the tick"
+		}
 		fmt.Fprintf(w, "  %-16s %s -> %s, cadence %s, %s, VMs %s\n", v.Name, v.ProtectedSite, v.RecoverySite,
 			time.Duration(v.Cadence), note, strings.Join(v.VMs, ", "))
 	}
@@ -151,6 +154,9 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 			kind = "confidential client (client_credentials)"
 		}
 		fmt.Fprintf(w, "  %s %s\n", kind, c.ID)
+	}
+	if h := sc.Strict.Habits(); len(h) > 0 {
+		fmt.Fprintf(w, "strict: %s\n", strings.Join(h, "; "))
 	}
 	fmt.Fprintf(w, "token lifetime %s; stop with Ctrl-C\n", time.Duration(sc.TokenTTL))
 }

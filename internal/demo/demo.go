@@ -19,6 +19,7 @@ import (
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/policy"
+	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
@@ -35,6 +36,12 @@ type Options struct {
 	// TempDir is where the run's temporary folder is made; os.TempDir()
 	// when empty.
 	TempDir string
+	// After, when set, runs once the session is played, while the
+	// simulator still runs and before the temporary folder is removed:
+	// `rewind demo --ui` serves the page on the demo's log there, until
+	// ctx ends. It gets the recovery service `rewind undo` would use on
+	// the demo's ZVM and log.
+	After func(ctx context.Context, svc *recovery.Service) error
 }
 
 // Result is one call of the session and what the hook decided.
@@ -123,6 +130,15 @@ func Run(ctx context.Context, o Options) (err error) {
 		rewinds = len(results)
 	}
 	p.footer(len(script), rewinds, time.Since(start), counts)
+	if o.After != nil {
+		svc, err := l.recoveryService()
+		if err != nil {
+			return err
+		}
+		if err := o.After(ctx, svc); err != nil {
+			return err
+		}
+	}
 	if len(wrong) > 0 {
 		return fmt.Errorf("the session did not go as scripted: %s", strings.Join(wrong, "; "))
 	}

@@ -132,6 +132,10 @@ func (p *printer) footer(calls, rewinds int, took time.Duration, counts map[Deci
 		what += fmt.Sprintf(" and %d rewind steps", rewinds)
 	}
 	p.printf("%s in %.1fs: %s.\n", what, took.Seconds(), strings.Join(parts, ", "))
+	if p.o.After != nil {
+		p.printf("%s\n", p.paint(dim, "The state, audit log, config and token cache live in a temporary folder, removed when you stop the page."))
+		return
+	}
 	p.printf("%s\n", p.paint(dim, "The state, audit log, config and token cache lived in a temporary folder, now removed."))
 }
 

@@ -43,7 +43,7 @@ type Options struct {
 // a plain "none" is appended to the audit log before it is written, so the
 // audit ID a protected call is told about exists when the agent reads it.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
-	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 2)}
+	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 3)}
 	decided := make(chan hostio.Decision, 1)
 	go r.namedSettings()
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
@@ -53,7 +53,14 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 		// r is still at work and owns its fields: the answer comes from a
 		// run of its own, under the settings r had made known.
 		answered = &run{opts: &opts, start: r.start, budget: late.budget, onError: late.onError}
-		d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		if late.capture != nil {
+			// A protect call out of time is pending or denied, never let
+			// through unchecked: see overrun.go.
+			answered.ev, answered.id = late.capture.ev, late.capture.id
+			d = answered.overrun(late.capture)
+		} else {
+			d = answered.internalError(fmt.Errorf("no decision within the hook's budget of %s", late.budget))
+		}
 	}
 	if answered.rec != nil {
 		answered.appendAudit()
@@ -97,6 +104,7 @@ var watchBudget = policy.DefaultBudget
 type settings struct {
 	budget  time.Duration
 	onError string
+	capture *capturing // set once a protect call's capture is under way
 	// early marks settings known before the event is read: the
 	// defaults, then those of the config --config or $REWIND_CONFIG names.
 	early bool
@@ -319,15 +327,19 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		r.warnf("%v: checkpoints are not reused", err)
 		stateDir = ""
 	}
+	id := r.callID()
+	prog := &capture.Progress{}
+	r.announce(&capturing{progress: prog, v: v, cfg: cfg, id: id, ev: r.ev})
 	c := capture.New(z, capture.Options{
 		StateDir:      stateDir,
 		TagPrefix:     cfg.Hook.TagPrefix,
 		ReuseWithin:   cfg.Capture.ReuseWithin,
 		Targets:       cfg.Targets,
 		PendingMayRun: cfg.Hook.Pending == "ask",
+		Progress:      prog,
 	})
-	id := r.callID()
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id, Advice: r.opts.Advice})
+	afterCapture(ctx)
 
 	var d hostio.Decision
 	decision := ""
@@ -352,8 +364,10 @@ func (r *run) protect(ctx context.Context, v policy.Verdict, cfg *policy.Config)
 		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
 		decision = audit.DecisionDeny
 	}
+	d = withNotes(d, out.Notes)
 	r.record(decision, d, v)
 	r.rec.Checkpoints = auditCheckpoints(out.Points)
+	setOffset(r.rec, out)
 	var zerr []string
 	for _, f := range out.Failures {
 		var ze *zvm.Error

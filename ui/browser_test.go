@@ -1,0 +1,179 @@
+package ui
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// chromium finds a Chromium to drive: $REWIND_CHROMIUM, else chromium or
+// chromium-browser on the PATH.
+func chromium(t *testing.T) string {
+	t.Helper()
+	if p := os.Getenv("REWIND_CHROMIUM"); p != "" {
+		return p
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium installed (apt-get install chromium, or set REWIND_CHROMIUM): the browser test needs one")
+	return ""
+}
+
+// TestBrowser drives the page in a headless Chromium as a person would:
+// the calls the hook logged are there, a new one appears live, a failover
+// test is started from a rewind point, confirmed and followed to its end,
+// and stopped; a restore is refused until the VM's name is typed.
+func TestBrowser(t *testing.T) {
+	exe := chromium(t)
+	l := newLab(t)
+	first := l.protected(t, "toolu_b1", "web-01")
+	l.call(t, "toolu_b2", "git commit -m 'do not run govc vm.destroy web-01'")
+	denied := l.call(t, "toolu_b3", "govc vm.destroy db-01")
+
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	defer cancel()
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 800),
+	)
+	defer cancelAlloc()
+	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	defer cancelBrowser()
+
+	point := `li.rp[data-checkpoint="` + first.Checkpoints[0].Identifier + `"]`
+	steps(t, bctx, "open the page",
+		chromedp.EmulateViewport(1200, 800),
+		chromedp.Navigate(l.srv.URL()),
+		chromedp.WaitVisible(css(`#rec-`+first.ID)),
+		chromedp.WaitVisible(css(`#rec-`+denied.ID)),
+		chromedp.WaitVisible(css(`#live[data-state="live"]`)),
+		// The VPG's health comes from Zerto once the page is shown.
+		chromedp.WaitVisible(css(`.vm .health.ok`)),
+	)
+	if location := get(t, bctx, chromedp.Location()); strings.Contains(location, "token") {
+		t.Errorf("the token stayed in the address bar: %s", location)
+	}
+	recText := get(t, bctx, chromedp.Text(css(`#rec-`+first.ID)))
+	for _, want := range []string{"protected", "govc vm.power -off -vm web-01", first.Checkpoints[0].Tag, first.Checkpoints[0].Identifier} {
+		if !strings.Contains(recText, want) {
+			t.Errorf("the call's row %q lacks %q", recText, want)
+		}
+	}
+
+	// A call the hook decides now shows up without a reload.
+	second := l.protected(t, "toolu_b4", "db-01")
+	steps(t, bctx, "see a new call live",
+		chromedp.WaitVisible(css(`#rec-`+second.ID+`.new`)),
+		chromedp.WaitVisible(css(`li.rp[data-checkpoint="`+second.Checkpoints[0].Identifier+`"]`)),
+	)
+
+	steps(t, bctx, "test from here",
+		chromedp.Click(css(point+` button[data-action="test"]`)),
+		chromedp.WaitVisible(css(`#confirm[open]`)),
+	)
+	if text := get(t, bctx, chromedp.Text(css(`#confirm-text`))); !strings.Contains(text, "failover test") || !strings.Contains(text, first.Checkpoints[0].Tag) {
+		t.Errorf("the confirmation says %q", text)
+	}
+	steps(t, bctx, "confirm the test",
+		chromedp.Click(css(`#confirm-ok`)),
+		chromedp.WaitVisible(css(`.job[data-mode="test"][data-state="ok"]`)),
+		chromedp.WaitVisible(css(`button[data-action="stop-test"]`)),
+	)
+	if n := l.sim.Count("failoverTest"); n != 1 {
+		t.Errorf("the simulator saw %d failover tests, want 1", n)
+	}
+	saveScreenshot(t, get(t, bctx, chromedp.CaptureScreenshot()))
+
+	steps(t, bctx, "stop the test",
+		chromedp.Click(css(`button[data-action="stop-test"]`)),
+		chromedp.WaitVisible(css(`#confirm[open]`)),
+		chromedp.Click(css(`#confirm-ok`)),
+		chromedp.WaitVisible(css(`.job[data-mode="stop-test"][data-state="ok"]`)),
+		chromedp.WaitNotPresent(css(`button[data-action="stop-test"]`)),
+	)
+	if n := l.sim.Count("failoverTestStop"); n != 1 {
+		t.Errorf("the simulator saw %d test stops, want 1", n)
+	}
+
+	// A restore states its loss and is refused without the VM's name.
+	steps(t, bctx, "restore",
+		chromedp.WaitVisible(css(point+` button[data-action="restore"]:not([disabled])`)),
+		chromedp.Click(css(point+` button[data-action="restore"]`)),
+		chromedp.WaitVisible(css(`#confirm-names`)),
+	)
+	if text := get(t, bctx, chromedp.Text(css(`#confirm-text`))); !strings.Contains(text, "loses every change made to web-01") {
+		t.Errorf("the restore's confirmation says %q", text)
+	}
+	steps(t, bctx, "confirm with the wrong name",
+		chromedp.SendKeys(css(`#confirm-input`), "db-01"),
+		chromedp.Click(css(`#confirm-ok`)),
+		chromedp.WaitVisible(css(`#confirm-error`)),
+	)
+	if text := get(t, bctx, chromedp.Text(css(`#confirm-error`))); !strings.Contains(text, "nothing was sent to Zerto") {
+		t.Errorf("the refusal says %q", text)
+	}
+	steps(t, bctx, "cancel",
+		chromedp.Click(css(`#confirm-cancel`)),
+		chromedp.WaitNotVisible(css(`#confirm`)),
+	)
+	if n := l.sim.Count("restore"); n != 0 {
+		t.Errorf("the simulator saw %d restores, want none", n)
+	}
+}
+
+// css marks a selector as CSS: chromedp reads a plain string as a search.
+func css(sel string) chromedp.CSS { return chromedp.CSS(sel) }
+
+func steps(t *testing.T, ctx context.Context, step string, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, actions...); err != nil {
+		t.Fatalf("%s: %v", step, err)
+	}
+}
+
+func get[T any](t *testing.T, ctx context.Context, a chromedp.Action[T]) T {
+	t.Helper()
+	v, err := chromedp.Run(ctx, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// saveScreenshot keeps the page's picture in the test's artifact folder,
+// and at $REWIND_UI_SCREENSHOT when set (the documentation's comes from
+// there).
+func saveScreenshot(t *testing.T, png []byte) {
+	t.Helper()
+	paths := []string{filepath.Join(t.ArtifactDir(), "ui.png")}
+	if p := os.Getenv("REWIND_UI_SCREENSHOT"); p != "" {
+		paths = append(paths, p)
+	}
+	for _, p := range paths {
+		if err := os.WriteFile(p, png, 0o644); err != nil {
+			t.Errorf("saving the screenshot: %v", err)
+			continue
+		}
+		t.Logf("screenshot: %s", p)
+	}
+}

@@ -1,0 +1,251 @@
+package ui
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/recovery"
+	"github.com/rewind-dev/rewind/zvm"
+	"github.com/rewind-dev/rewind/zvmsim"
+)
+
+// lab is a simulator, an audit log filled by the real hook, and the page
+// served over them on a loopback port.
+type lab struct {
+	sim  *zvmsim.TestServer
+	log  *audit.Log
+	svc  *recovery.Service
+	vars map[string]string
+	srv  *Server
+	ts   *httptest.Server
+	base string // http://127.0.0.1:PORT
+}
+
+type labOption func(*Options)
+
+// noZerto serves the page without Zerto configured.
+func noZerto(o *Options) {
+	o.Recovery = nil
+	o.ZertoProblem = "no Zerto configured: nothing to go back with"
+}
+
+func newLab(t *testing.T, opts ...labOption) *lab {
+	t.Helper()
+	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim := zvmsim.NewTestServer(t, sc)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "rewind.toml")
+	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"5s\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// The hook's token cache is in the user cache folder, which zvm finds
+	// from the process environment.
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
+	z, err := zvm.New(zvm.Options{URL: sim.URL, ClientID: "rewind", ClientSecret: "rewind-secret", CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := audit.Open(filepath.Join(dir, "state"))
+	l := &lab{sim: sim, log: log, svc: &recovery.Service{Z: z, Log: log, Poll: 5 * time.Millisecond, Tool: "rewind ui"},
+		vars: map[string]string{
+			"REWIND_CONFIG":            cfg,
+			"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
+			"REWIND_ZVM_URL":           sim.URL,
+			"REWIND_ZVM_CLIENT_ID":     "rewind",
+			"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
+			"HOME":                     dir,
+		}}
+	o := Options{Log: log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	l.ts = httptest.NewUnstartedServer(nil)
+	l.srv, err = New(l.ts.Listener.Addr(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.ts.Config.Handler = l.srv
+	l.ts.Start()
+	t.Cleanup(func() {
+		l.srv.Close()
+		l.ts.Close()
+	})
+	l.base = l.ts.URL
+	return l
+}
+
+// call runs command through the real hook as a Claude Code Bash call and
+// returns the audit record of its decision.
+func (l *lab) call(t *testing.T, id, command string) audit.Record {
+	t.Helper()
+	ev, _ := json.Marshal(map[string]any{
+		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": id, "cwd": "/",
+		"tool_name": "Bash", "tool_input": map[string]string{"command": command},
+	})
+	var out, errb bytes.Buffer
+	hook.Run(context.Background(), bytes.NewReader(ev), &out, hook.Options{
+		Host: hostio.Claude, Getenv: func(k string) string { return l.vars[k] }, Stderr: &errb,
+	})
+	recs, err := l.log.Read(audit.Filter{Limit: 1})
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("no record of %q: %v (stdout %s, stderr %s)", command, err, out.String(), errb.String())
+	}
+	return recs[0]
+}
+
+// protected makes a protected call on vm and returns its record.
+func (l *lab) protected(t *testing.T, id, vm string) audit.Record {
+	t.Helper()
+	r := l.call(t, id, "govc vm.power -off -vm "+vm)
+	if r.Decision != audit.DecisionProtected || len(r.Checkpoints) != 1 || r.Checkpoints[0].Identifier == "" {
+		t.Fatalf("call on %s: %+v, want protected", vm, r)
+	}
+	return r
+}
+
+// browser returns a client that went through the token exchange.
+func (l *lab) browser(t *testing.T) *client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &client{t: t, lab: l, hc: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	resp := c.get(l.srv.URL())
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("token exchange: %s", resp.Status)
+	}
+	page := readBody(t, resp)
+	const marker = `name="csrf-token" content="`
+	i := strings.Index(page, marker)
+	if i < 0 {
+		t.Fatalf("no CSRF token in the page:\n%s", page)
+	}
+	c.csrf = page[i+len(marker):]
+	c.csrf = c.csrf[:strings.IndexByte(c.csrf, '"')]
+	return c
+}
+
+type client struct {
+	t    *testing.T
+	lab  *lab
+	hc   *http.Client
+	csrf string
+}
+
+func (c *client) get(u string) *http.Response {
+	c.t.Helper()
+	if strings.HasPrefix(u, "/") {
+		u = c.lab.base + u
+	}
+	resp, err := c.hc.Get(u)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+func (c *client) page(u string) string {
+	c.t.Helper()
+	resp := c.get(u)
+	if resp.StatusCode != http.StatusOK {
+		c.t.Fatalf("GET %s: %s", u, resp.Status)
+	}
+	return readBody(c.t, resp)
+}
+
+// post sends an action form with the session's CSRF token.
+func (c *client) post(path string, form url.Values) (*http.Response, map[string]any) {
+	c.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, c.lab.base+path, strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("X-CSRF-Token", c.csrf)
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp, out
+}
+
+// waitJob polls a job until it ends, as the page does.
+func (c *client) waitJob(id string) map[string]any {
+	c.t.Helper()
+	ctx, cancel := context.WithTimeout(c.t.Context(), 30*time.Second)
+	defer cancel()
+	for {
+		var st map[string]any
+		resp := c.get("/api/jobs/" + id)
+		if err := json.NewDecoder(resp.Body).Decode(&st); err != nil {
+			c.t.Fatal(err)
+		}
+		if st["running"] == false {
+			return st
+		}
+		select {
+		case <-ctx.Done():
+			c.t.Fatalf("job %s still running: %v", id, st)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func readBody(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// sse reads a live feed's events.
+type sse struct {
+	t  *testing.T
+	br *bufio.Reader
+}
+
+type event struct{ name, data string }
+
+func (s *sse) next() event {
+	s.t.Helper()
+	var ev event
+	for {
+		line, err := s.br.ReadString('\n')
+		if err != nil {
+			s.t.Fatalf("reading the feed: %v", err)
+		}
+		line = strings.TrimRight(line, "\n")
+		switch {
+		case line == "":
+			if ev.name != "" || ev.data != "" {
+				return ev
+			}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "data: "):
+			if ev.data != "" {
+				ev.data += "\n"
+			}
+			ev.data += strings.TrimPrefix(line, "data: ")
+		}
+	}
+}

@@ -1,0 +1,215 @@
+package ui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/rewind-dev/rewind/audit"
+)
+
+// DefaultZertoWait bounds what the VMs view and an action's checks wait
+// for Zerto when Options.ZertoWait is zero: the view renders with what
+// came by then, and says what did not.
+const DefaultZertoWait = 5 * time.Second
+
+// heartbeat keeps an idle live feed open through proxies and lets the
+// server notice a page that went away.
+const heartbeat = 15 * time.Second
+
+func parseTemplates() (*template.Template, error) {
+	funcs := template.FuncMap{
+		"ztime": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format("2006-01-02 15:04:05Z")
+		},
+		"iso": func(t time.Time) string {
+			if t.IsZero() {
+				return ""
+			}
+			return t.UTC().Format(time.RFC3339Nano)
+		},
+		"local": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
+		"join":  strings.Join,
+		"decisionClass": func(d string) string {
+			switch {
+			case d == audit.DecisionProtected:
+				return "ok"
+			case d == audit.DecisionPending || d == audit.DecisionAsk || d == audit.DecisionAskOnError:
+				return "warn"
+			case d == audit.DecisionDeny || d == audit.DecisionDenyOnError || d == "undo-failed":
+				return "bad"
+			case strings.HasPrefix(d, "undo-"):
+				return "undo"
+			default:
+				return "plain"
+			}
+		},
+		"approx": approx,
+	}
+	return template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
+}
+
+// approx writes a duration for a person: "200ms", "5s", "10m".
+func approx(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return ""
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	default:
+		return d.Round(time.Second).String()
+	}
+}
+
+// indexData is what the page template renders.
+type indexData struct {
+	CSRF     string
+	Filter   filter
+	Filtered bool   // some filter is set
+	Feed     string // the live feed's URL
+	Rows     []row
+	Matched  int
+	Total    int
+	Choices  choices
+	LogPath  string
+	LogError string
+	VMs      vmsData
+}
+
+func (s *Server) index(w http.ResponseWriter, r *http.Request, csrf string) {
+	f := filterFromQuery(r.URL.Query())
+	d := indexData{CSRF: csrf, Filter: f, Filtered: f.active(), LogPath: s.o.Log.Path()}
+	d.Feed = "/events"
+	if q := f.query(); q != "" {
+		d.Feed += "?" + q
+	}
+	recs, err := s.o.Log.Read(audit.Filter{})
+	if err != nil {
+		d.LogError = err.Error()
+		s.warnf("reading the audit log: %v", err)
+	}
+	d.Total = len(recs)
+	d.Rows, d.Matched = timeline(recs, f)
+	d.Choices = choicesOf(recs)
+	// Zerto is asked by the page once it is shown: a slow or unreachable
+	// ZVM must not hold up the timeline.
+	d.VMs = s.vmsView(r.Context(), recs, false)
+	s.render(w, "page.html", d)
+}
+
+func (s *Server) vmsFragment(w http.ResponseWriter, r *http.Request) {
+	recs, err := s.o.Log.Read(audit.Filter{})
+	if err != nil {
+		http.Error(w, "rewind ui: reading the audit log: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	s.render(w, "vms", s.vmsView(r.Context(), recs, true))
+}
+
+func (s *Server) render(w http.ResponseWriter, name string, data any) {
+	var buf bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
+		s.warnf("rendering %s: %v", name, err)
+		http.Error(w, "rewind ui: rendering the page failed: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(buf.Bytes())
+}
+
+// events streams the records appended from now on that pass the page's
+// filter, each as a rendered row, until the page goes away or the server
+// stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	fl, ok := w.(http.Flusher)
+	if !ok {
+		http.Error(w, "rewind ui: streaming unsupported", http.StatusInternalServerError)
+		return
+	}
+	f := filterFromQuery(r.URL.Query())
+	ch, unsubscribe := s.watch.subscribe()
+	defer unsubscribe()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("X-Accel-Buffering", "no")
+	w.WriteHeader(http.StatusOK)
+	// The first line tells the page the feed is open (and tests that it
+	// is subscribed).
+	fmt.Fprint(w, "retry: 2000\nevent: ready\ndata: {}\n\n")
+	fl.Flush()
+	tick := time.NewTicker(heartbeat)
+	defer tick.Stop()
+	ctx := r.Context()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.ctx.Done():
+			return
+		case <-tick.C:
+			fmt.Fprint(w, ": keep-alive\n\n")
+			fl.Flush()
+		case rec, ok := <-ch:
+			if !ok {
+				// Fell behind, or the server stops: the page reconnects
+				// and reloads.
+				fmt.Fprint(w, "event: reload\ndata: {}\n\n")
+				fl.Flush()
+				return
+			}
+			if err := s.sendRecord(w, &rec, f); err != nil {
+				return
+			}
+			fl.Flush()
+		}
+	}
+}
+
+// sendRecord writes one record as a "record" event when it passes f. A
+// record that changes the VMs view, a checkpoint or a rewind, also says so,
+// for the page to refresh that part.
+func (s *Server) sendRecord(w http.ResponseWriter, rec *audit.Record, f filter) error {
+	refresh := len(rec.Checkpoints) > 0
+	if !f.match(rec) {
+		if refresh {
+			_, err := fmt.Fprint(w, "event: vms\ndata: {}\n\n")
+			return err
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := s.tmpl.ExecuteTemplate(&buf, "row", newRow(rec)); err != nil {
+		s.warnf("rendering a row: %v", err)
+		return nil
+	}
+	event := "record"
+	if refresh {
+		event = "record-vms"
+	}
+	if _, err := fmt.Fprintf(w, "event: %s\n", event); err != nil {
+		return err
+	}
+	// A data field ends at a newline: each line of the row goes in its
+	// own, and the page joins them back with newlines.
+	for line := range strings.SplitSeq(buf.String(), "\n") {
+		if _, err := fmt.Fprintf(w, "data: %s\n", strings.TrimRight(line, "\r")); err != nil {
+			return err
+		}
+	}
+	_, err := fmt.Fprint(w, "\n")
+	return err
+}
+
+// zertoContext bounds a request's wait for Zerto.
+func (s *Server) zertoContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.o.ZertoWait)
+}
