@@ -42,11 +42,13 @@ type Event struct {
 	// mcp is set when the host's tool name leaves an MCP server name to be
 	// read against the config's servers; see ResolveServers.
 	mcp *mcpTool
+	// decoded marks an event Decode made, whose ToolInput is valid JSON.
+	decoded bool
 }
 
 // Call returns the part of the event the policy judges.
 func (e *Event) Call() policy.Call {
-	return policy.Call{Tool: e.ToolName, Input: e.ToolInput, Cwd: e.Cwd}
+	return policy.Call{Tool: e.ToolName, Input: e.ToolInput, Cwd: e.Cwd, InputValid: e.decoded}
 }
 
 // ErrTooLarge is returned by Decode for an event over MaxEventSize bytes.
@@ -121,7 +123,13 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, ErrTooLarge
 	}
-	return decodeHost(h, data)
+	ev, err := decodeHost(h, data)
+	if err != nil {
+		return nil, err
+	}
+	// Every host's ToolInput comes out of json.Unmarshal or json.Valid.
+	ev.decoded = true
+	return ev, nil
 }
 
 // claudeFields are the keys of claudeEvent, which checkFieldNames reads

@@ -227,7 +227,7 @@ func (p *Policy) Classify(c Call) Verdict {
 	// Valid input, all a host sends, is read by quick scans (see
 	// foldedKeys and shellCommand): an input of megabytes is read a
 	// third as often.
-	valid := json.Valid(c.Input)
+	valid := c.InputValid || json.Valid(c.Input)
 	if !valid || foldedKeys(c.Input) {
 		if what := ambiguousKey(c.Input); what != "" {
 			m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
@@ -291,6 +291,12 @@ func shellCommand(input json.RawMessage, valid bool) (string, error) {
 			return "", fmt.Errorf("input is not a JSON object")
 		}
 		command = in["command"]
+	}
+	if valid && len(command) > 0 && command[0] == '"' {
+		// Valid, so String decodes it as json.Unmarshal would, in one pass.
+		if s, ok := jsonscan.String(command); ok {
+			return s, nil
+		}
 	}
 	var s string
 	if json.Unmarshal(command, &s) == nil {

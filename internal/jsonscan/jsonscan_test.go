@@ -157,3 +157,24 @@ func FuzzKeys(f *testing.F) {
 		}
 	})
 }
+
+// FuzzString checks String against json.Unmarshal into a string, for every
+// input that starts with a quote and ends without space (String reads a
+// value's exact span), valid or not.
+func FuzzString(f *testing.F) {
+	for _, s := range []string{`""`, `"plain"`, `"a\nb\t\"q\" \\ \/ \b\f\r"`, `"\u00e9\ud83d\ude00"`, `"\ud800 lone"`,
+		`"\ud800\u0041"`, "\"bad \xff utf8\"", `"ctl ` + "\x01" + `"`, `"unterminated`, `"a"b"`, `"\x"`, `"\u12"`, `"é"`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, raw []byte) {
+		if len(raw) == 0 || raw[0] != '"' || bytes.ContainsAny(raw[len(raw)-1:], " \t\r\n") {
+			return
+		}
+		got, ok := String(raw)
+		var want string
+		err := json.Unmarshal(raw, &want)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("String(%q) = %q, %v; json.Unmarshal: %q, %v", raw, got, ok, want, err)
+		}
+	})
+}
