@@ -46,7 +46,9 @@ type Options struct {
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
 	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 3)}
 	decided := make(chan hostio.Decision, 1)
-	go r.namedSettings()
+	if path := r.namedConfig(); path != "" {
+		go r.namedSettings(path)
+	}
 	go func() { decided <- r.decideEvent(ctx, stdin) }()
 	d, late := r.await(decided)
 	answered := r
@@ -119,19 +121,20 @@ type settings struct {
 	early bool
 }
 
-// namedSettings makes the settings of the config that --config or
-// $REWIND_CONFIG names known to the watch at once: the event, which says
-// where the project is, comes only when the host closes stdin, and a host
-// that never does is answered at that config's budget, not the default.
-func (r *run) namedSettings() {
+// namedConfig is the config that --config or $REWIND_CONFIG names, if any.
+func (r *run) namedConfig() string {
+	if r.opts.ConfigPath != "" {
+		return r.opts.ConfigPath
+	}
+	return r.getenv("REWIND_CONFIG")
+}
+
+// namedSettings makes the settings of the named config at path known to
+// the watch at once: the event, which says where the project is, comes
+// only when the host closes stdin, and a host that never does is answered
+// at that config's budget, not the default.
+func (r *run) namedSettings(path string) {
 	defer func() { _ = recover() }()
-	path := r.opts.ConfigPath
-	if path == "" {
-		path = r.getenv("REWIND_CONFIG")
-	}
-	if path == "" {
-		return
-	}
 	if cfg, err := policy.Load(path); err == nil {
 		r.configured <- settings{budget: cfg.Hook.Budget, onError: cfg.Hook.OnError, early: true}
 	}
