@@ -20,7 +20,7 @@ type Policy struct {
 	commands []*commandRule
 	tools    []*toolRule
 	servers  []string
-	tests    []originTest
+	tests    []testSet
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
@@ -35,6 +35,13 @@ type Policy struct {
 	// tighten are the policies of Config.Tighten: each judges a call
 	// too, and its verdict counts only where it is stricter.
 	tighten []*Policy
+}
+
+// testSet is the [[test]] cases of one config file, kept as the file has
+// them: only SelfTest reads them, and the hook builds a policy per call.
+type testSet struct {
+	cases  []TestCase
+	origin string
 }
 
 type originTest struct {
@@ -183,8 +190,8 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 	for _, s := range cfg.Servers {
 		p.servers = append(p.servers, s.Name)
 	}
-	for _, t := range cfg.Tests {
-		p.tests = append(p.tests, originTest{t, origin})
+	if len(cfg.Tests) > 0 {
+		p.tests = []testSet{{cfg.Tests, origin}}
 	}
 	return p, nil
 }
