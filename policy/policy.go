@@ -166,7 +166,8 @@ type subAlias struct{ from, to []string }
 // compile compiles the rules of one config file.
 func compile(cfg *Config, origin string) (*Policy, error) {
 	p := &Policy{cfg: cfg, valueOpts: cfg.ValueOptions}
-	for i, r := range cfg.Commands {
+	for i := range cfg.Commands {
+		r := &cfg.Commands[i]
 		c, err := compileCommand(r, origin)
 		if err != nil {
 			return nil, fmt.Errorf("%s: command rule %d: %w", originName(cfg), i+1, err)
@@ -178,7 +179,8 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 		}
 		p.commands = append(p.commands, c)
 	}
-	for _, r := range cfg.Tools {
+	for i := range cfg.Tools {
+		r := &cfg.Tools[i]
 		t := compileTool(r, origin)
 		if len(r.Writes) > 0 {
 			t.label = writeLabel(origin, r.Name, "tool")
