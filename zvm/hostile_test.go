@@ -156,3 +156,17 @@ func TestLongMessageBounded(t *testing.T) {
 		t.Errorf("message of %d bytes, want at most %d ending in …", len(got), maxMessage)
 	}
 }
+
+// TestTaskReasonRedacted: a failed task's CompleteReason reaches the
+// hook's reason and the audit log, so a ZVM that writes a credential into
+// it is redacted like any other message it sends.
+func TestTaskReasonRedacted(t *testing.T) {
+	w := wireTask{CompleteReason: "insert failed: POST token with client_secret=hunter2-secret&grant_type=client_credentials"}
+	got := w.task().CompleteReason
+	if strings.Contains(got, "hunter2-secret") {
+		t.Errorf("CompleteReason = %q: the secret is shown", got)
+	}
+	if !strings.HasPrefix(got, "insert failed: ") {
+		t.Errorf("CompleteReason = %q: Zerto's own words are lost", got)
+	}
+}

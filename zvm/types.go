@@ -344,7 +344,7 @@ type Task struct {
 	Type           string // such as "InsertTaggedCP"
 	State          TaskState
 	Progress       int
-	CompleteReason string // Zerto's text, verbatim; set when a task fails
+	CompleteReason string // Zerto's text, redacted as error messages are; set when a task fails
 	Started        time.Time
 	Completed      time.Time // zero while the task runs
 }
@@ -372,7 +372,10 @@ func (w wireTask) task() Task {
 		Type:           string(w.Type),
 		State:          w.Status.State,
 		Progress:       w.Status.Progress,
-		CompleteReason: w.CompleteReason,
+		// A failed task's reason reaches a person, a model and the audit
+		// log like any other message from the ZVM, so it is bounded and
+		// redacted the same way.
+		CompleteReason: redactMessage(w.CompleteReason),
 		Started:        w.Started.Time,
 		Completed:      w.Completed.Time,
 	}
