@@ -31,6 +31,12 @@ const Name = "rewind-hook"
 //	rewind-hook [--host HOST] [--config FILE]
 //	rewind-hook version
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return run(args, stdin, stdout, stderr, fullHook)
+}
+
+// run is Main with the rewind binary to hand protect calls to found by
+// full.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer, full func() (string, error)) int {
 	if len(args) == 1 && args[0] == "version" {
 		fmt.Fprintf(stdout, "rewind %s\n", version.String())
 		return 0
@@ -56,7 +62,7 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	// The event as read, for rewind hook to judge again should the call
 	// need a checkpoint.
 	var event bytes.Buffer
-	step := &relay{full: fullHook, event: &event, stderr: stderr, args: hookArgs(h, *configPath)}
+	step := &relay{full: full, event: &event, stderr: stderr, args: hookArgs(h, *configPath)}
 	return judge.Run(context.Background(), io.TeeReader(stdin, &event), stdout, judge.Options{
 		Host:       h,
 		ConfigPath: *configPath,
