@@ -44,7 +44,13 @@ type Event struct {
 	mcp *mcpTool
 	// decoded marks an event Decode made, whose ToolInput is valid JSON.
 	decoded bool
+	// raw is the event as Decode read it.
+	raw []byte
 }
+
+// Raw returns the event as the host wrote it, for an event Decode read;
+// nil for an event made otherwise.
+func (e *Event) Raw() []byte { return e.raw }
 
 // Call returns the part of the event the policy judges.
 func (e *Event) Call() policy.Call {
@@ -128,7 +134,7 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 		return nil, err
 	}
 	// Every host's ToolInput comes out of json.Unmarshal or json.Valid.
-	ev.decoded = true
+	ev.decoded, ev.raw = true, data
 	return ev, nil
 }
 

@@ -119,7 +119,7 @@ func TestDecode(t *testing.T) {
 			}
 			// A decoded event vouches for its input's JSON.
 			want := *tt.want
-			want.decoded = true
+			want.decoded, want.raw = true, []byte(tt.in)
 			if !reflect.DeepEqual(got, &want) {
 				t.Errorf("Decode:\n got %+v\nwant %+v", got, &want)
 			}

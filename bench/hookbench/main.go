@@ -1,13 +1,18 @@
 // Command hookbench measures the whole-process cost of one hook call, side
-// by side in one run: rewind hook, the floor (a Go program that only
-// decodes the event: bench/floor), and the anchor guards. Each is started
-// the way an agent host starts a hook, through sh -c with the event on
-// stdin, and the guards take turns on every round, so that the machine's
-// noise falls on all of them alike. It prints medians, 90th percentiles and
-// the ratios that hold when absolute times drift: rewind to the floor, and
-// each anchor to rewind.
+// by side in one run: rewind-hook (the light front that rewind install
+// sets up), rewind hook (the full binary, which protect calls reach and
+// which runs where the front is not installed), the floor (a Go program
+// that only decodes the event: bench/floor), and the anchor guards. Each
+// is started the way an agent host starts a hook, through sh -c with the
+// event on stdin, and the guards take turns on every round, so that the
+// machine's noise falls on all of them alike. It prints medians, 90th
+// percentiles and the ratios that hold when absolute times drift: each
+// program to the floor and to rewind-hook.
 //
 //	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-markdown]
+//
+// With -markdown it prints the table of docs/performance.md and the README:
+// ratios only, under a line naming the machine.
 //
 // The anchors are bench/anchors/seed_guard.py, a regex guard run with the
 // system python3, and, with -safety-net, the npm guard cc-safety-net
@@ -17,11 +22,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,7 +93,7 @@ func run(n int, python, safetyNet string, markdown bool) error {
 		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=",
 		"REWIND_ZVM_URL=")
 
-	fmt.Printf("%s; %d cores; %s; %d runs per guard and event, interleaved, through sh -c\n\n",
+	fmt.Printf("%s; %d cores; %s; %d runs per program and event, interleaved, through sh -c\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.Version(), n)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	row := func(cells ...string) {
@@ -100,9 +103,11 @@ func run(n int, python, safetyNet string, markdown bool) error {
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 	}
-	row("event", "program", "median", "p90", "× floor", "× rewind")
 	if markdown {
-		row("---", "---", "---:", "---:", "---:", "---:")
+		row("event", "program", "median × floor", "p90 × floor", "median × rewind-hook")
+		row("---", "---", "---:", "---:", "---:")
+	} else {
+		row("event", "program", "median", "p90", "× floor", "× rewind-hook")
 	}
 	for _, ev := range events() {
 		file := filepath.Join(dir, "event.json")
@@ -129,18 +134,22 @@ func run(n int, python, safetyNet string, markdown bool) error {
 			}
 		}
 		for g := range guards {
-			m := median(times[g])
-			row(ev.name, guards[g].name, ms(m), ms(pct(times[g], 90)),
-				fmt.Sprintf("%.2f×", float64(m)/float64(floor)), fmt.Sprintf("%.2f×", float64(m)/float64(rewind)))
+			m, p90 := median(times[g]), pct(times[g], 90)
+			if markdown {
+				row(ev.name, guards[g].name, ratio(m, floor), ratio(p90, floor), ratio(m, rewind))
+				continue
+			}
+			row(ev.name, guards[g].name, ms(m), ms(p90), ratio(m, floor), ratio(m, rewind))
 		}
 	}
 	return tw.Flush()
 }
 
-// build compiles the floor and rewind as the README installs rewind:
-// static, without cgo, which spares every run the dynamic loader.
+// build compiles the floor, rewind and rewind-hook as the README installs
+// rewind: static, without cgo, which spares every run the dynamic loader;
+// rewind-hook beside rewind, as go install puts them.
 func build(dir, python, safetyNet string) ([]guard, error) {
-	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}} {
+	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}, {"rewind-hook", "./cmd/rewind-hook"}} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stderr = os.Stderr
@@ -150,7 +159,8 @@ func build(dir, python, safetyNet string) ([]guard, error) {
 	}
 	guards := []guard{
 		{name: "floor (decode only)", argv: []string{filepath.Join(dir, "floor")}, floor: true},
-		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}, rewind: true},
+		{name: "rewind-hook", argv: []string{filepath.Join(dir, "rewind-hook")}, rewind: true},
+		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}},
 	}
 	seed := filepath.Join("bench", "anchors", "seed_guard.py")
 	if _, err := os.Stat(python); err == nil {
@@ -177,19 +187,23 @@ func writeEvent(file, command string) error {
 
 // once runs one guard on one event the way a host does, through sh -c, and
 // returns its wall time. Exit code 2 is a guard's way to block and counts
-// as a run.
+// as a run. Its output goes to files, not pipes: a pipe would have this
+// process copy it while the guard runs, competing with it for the CPU.
 func once(argv []string, eventFile string, env []string) (time.Duration, error) {
 	in, err := os.Open(eventFile)
 	if err != nil {
 		return 0, err
 	}
 	defer in.Close()
+	out, err := os.CreateTemp("", "hookbench-out")
+	if err != nil {
+		return 0, err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
 	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@"`}, argv...)...)
-	cmd.Stdin = in
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
 	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = io.Discard
-	cmd.Stderr = &out
 	start := time.Now()
 	err = cmd.Run()
 	d := time.Since(start)
@@ -197,7 +211,8 @@ func once(argv []string, eventFile string, env []string) (time.Duration, error) 
 		err = nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out.String())
+		msg, _ := os.ReadFile(out.Name())
+		return 0, fmt.Errorf("%v: %s", err, msg)
 	}
 	return d, nil
 }
@@ -224,5 +239,7 @@ func pct(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }
+
+func ratio(d, base time.Duration) string { return fmt.Sprintf("%.2f×", float64(d)/float64(base)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

@@ -59,11 +59,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, full func() (
 		fmt.Fprintf(stderr, "rewind: %v\n", err)
 		return 1
 	}
-	// The event as read, for rewind hook to judge again should the call
-	// need a checkpoint.
-	var event bytes.Buffer
-	step := &relay{full: full, event: &event, stderr: stderr, args: hookArgs(h, *configPath)}
-	return judge.Run(context.Background(), io.TeeReader(stdin, &event), stdout, judge.Options{
+	step := &relay{full: full, stderr: stderr, args: hookArgs(h, *configPath)}
+	return judge.Run(context.Background(), stdin, stdout, judge.Options{
 		Host:       h,
 		ConfigPath: *configPath,
 		Stderr:     stderr,
@@ -102,7 +99,6 @@ func fullHook() (string, error) {
 type relay struct {
 	full   func() (string, error)
 	args   []string
-	event  *bytes.Buffer
 	stderr io.Writer
 }
 
@@ -132,7 +128,7 @@ func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protec
 	go func() {
 		defer close(a.done)
 		cmd := exec.Command(bin, s.args...)
-		cmd.Stdin = bytes.NewReader(s.event.Bytes())
+		cmd.Stdin = bytes.NewReader(call.Event.Raw())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, s.stderr
 		a.err = cmd.Run()
