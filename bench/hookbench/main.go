@@ -9,9 +9,10 @@
 // percentiles and the ratios that hold when absolute times drift: each
 // program to the floor and to rewind-hook.
 //
-//	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-markdown]
+//	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-compare BIN] [-markdown]
 //
-// With -markdown it prints the table of docs/performance.md and the README:
+// -compare adds another build of rewind, run as BIN hook, to measure a
+// change against the build before it. With -markdown it prints the table of docs/performance.md and the README:
 // ratios only, under a line naming the machine.
 //
 // The anchors are bench/anchors/seed_guard.py, a regex guard run with the
@@ -70,20 +71,21 @@ func main() {
 	python := flag.String("python", "/usr/bin/python3", "the system python3, for seed_guard.py")
 	safetyNet := flag.String("safety-net", "", "the cc-safety-net command, to measure it too")
 	markdown := flag.Bool("markdown", false, "print the table as Markdown, for the README")
+	compare := flag.String("compare", "", "another rewind binary, run as `BIN` hook, to compare with")
 	flag.Parse()
-	if err := run(*n, *python, *safetyNet, *markdown); err != nil {
+	if err := run(*n, *python, *safetyNet, *compare, *markdown); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, python, safetyNet string, markdown bool) error {
+func run(n int, python, safetyNet, compare string, markdown bool) error {
 	dir, err := os.MkdirTemp("", "hookbench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	guards, err := build(dir, python, safetyNet)
+	guards, err := build(dir, python, safetyNet, compare)
 	if err != nil {
 		return err
 	}
@@ -148,7 +150,7 @@ func run(n int, python, safetyNet string, markdown bool) error {
 // build compiles the floor, rewind and rewind-hook as the README installs
 // rewind: static, without cgo, which spares every run the dynamic loader;
 // rewind-hook beside rewind, as go install puts them.
-func build(dir, python, safetyNet string) ([]guard, error) {
+func build(dir, python, safetyNet, compare string) ([]guard, error) {
 	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}, {"rewind-hook", "./cmd/rewind-hook"}} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -161,6 +163,9 @@ func build(dir, python, safetyNet string) ([]guard, error) {
 		{name: "floor (decode only)", argv: []string{filepath.Join(dir, "floor")}, floor: true},
 		{name: "rewind-hook", argv: []string{filepath.Join(dir, "rewind-hook")}, rewind: true},
 		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}},
+	}
+	if compare != "" {
+		guards = append(guards, guard{name: compare + " hook", argv: []string{compare, "hook"}})
 	}
 	seed := filepath.Join("bench", "anchors", "seed_guard.py")
 	if _, err := os.Stat(python); err == nil {
