@@ -109,7 +109,7 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 		row("event", "program", "median × floor", "p90 × floor", "median × rewind-hook")
 		row("---", "---", "---:", "---:", "---:")
 	} else {
-		row("event", "program", "median", "p90", "× floor", "× rewind-hook")
+		row("event", "program", "median", "p90", "× floor", "× rewind-hook", "CPU median")
 	}
 	for _, ev := range events() {
 		file := filepath.Join(dir, "event.json")
@@ -117,13 +117,15 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 			return err
 		}
 		times := make([][]time.Duration, len(guards))
+		cpus := make([][]time.Duration, len(guards))
 		for range n {
 			for g := range guards {
-				d, err := once(guards[g].argv, file, env)
+				d, cpu, err := once(guards[g].argv, file, env)
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", guards[g].name, ev.name, err)
 				}
 				times[g] = append(times[g], d)
+				cpus[g] = append(cpus[g], cpu)
 			}
 		}
 		var floor, rewind time.Duration
@@ -141,7 +143,7 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 				row(ev.name, guards[g].name, ratio(m, floor), ratio(p90, floor), ratio(m, rewind))
 				continue
 			}
-			row(ev.name, guards[g].name, ms(m), ms(p90), ratio(m, floor), ratio(m, rewind))
+			row(ev.name, guards[g].name, ms(m), ms(p90), ratio(m, floor), ratio(m, rewind), ms(median(cpus[g])))
 		}
 	}
 	return tw.Flush()
@@ -191,18 +193,18 @@ func writeEvent(file, command string) error {
 }
 
 // once runs one guard on one event the way a host does, through sh -c, and
-// returns its wall time. Exit code 2 is a guard's way to block and counts
+// returns its wall time and the CPU time of sh and the guard. Exit code 2 is a guard's way to block and counts
 // as a run. Its output goes to files, not pipes: a pipe would have this
 // process copy it while the guard runs, competing with it for the CPU.
-func once(argv []string, eventFile string, env []string) (time.Duration, error) {
+func once(argv []string, eventFile string, env []string) (wall, cpu time.Duration, err error) {
 	in, err := os.Open(eventFile)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer in.Close()
 	out, err := os.CreateTemp("", "hookbench-out")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer os.Remove(out.Name())
 	defer out.Close()
@@ -217,9 +219,9 @@ func once(argv []string, eventFile string, env []string) (time.Duration, error) 
 	}
 	if err != nil {
 		msg, _ := os.ReadFile(out.Name())
-		return 0, fmt.Errorf("%v: %s", err, msg)
+		return 0, 0, fmt.Errorf("%v: %s", err, msg)
 	}
-	return d, nil
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func cpuModel() string {
