@@ -109,6 +109,15 @@ type claudeEvent struct {
 	ToolUseID      string          `json:"tool_use_id"`
 }
 
+// fields are ce's fields by their keys, for decodeFlat.
+func (ce *claudeEvent) fields() map[string]flatField {
+	return map[string]flatField{
+		"session_id": {str: &ce.SessionID}, "transcript_path": {str: &ce.TranscriptPath}, "cwd": {str: &ce.Cwd},
+		"permission_mode": {str: &ce.PermissionMode}, "hook_event_name": {str: &ce.HookEventName},
+		"tool_name": {str: &ce.ToolName}, "tool_input": {raw: &ce.ToolInput}, "tool_use_id": {str: &ce.ToolUseID},
+	}
+}
+
 // Decode reads one PreToolUse event of host h from r, which must hold
 // exactly one JSON object and nothing else but white space.
 //
@@ -145,8 +154,10 @@ var claudeFields = []string{"session_id", "transcript_path", "cwd", "permission_
 
 func decodeClaude(data []byte) (*Event, error) {
 	var ce claudeEvent
-	if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
-		return nil, err
+	if !decodeFlat(data, ce.fields()) {
+		if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
+			return nil, err
+		}
 	}
 	switch ce.HookEventName {
 	case preToolUse:
