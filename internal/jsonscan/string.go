@@ -116,11 +116,19 @@ func unquoteBytes(s []byte) (t []byte, ok bool) {
 		case c == '"', c < ' ':
 			return
 
-		// ASCII
+		// ASCII, copied a run at a time: most of a long command.
 		case c < utf8.RuneSelf:
-			b[w] = c
-			r++
-			w++
+			j := r + 1
+			for j < len(s) && s[j] >= ' ' && s[j] < utf8.RuneSelf && s[j] != '\\' && s[j] != '"' {
+				j++
+			}
+			if w+(j-r) > len(b) {
+				nb := make([]byte, w+(j-r)+len(s)-j+2*utf8.UTFMax)
+				copy(nb, b[0:w])
+				b = nb
+			}
+			w += copy(b[w:], s[r:j])
+			r = j
 
 		// Coerce to well-formed UTF-8.
 		default:
