@@ -85,14 +85,20 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	guards, err := build(dir, python, safetyNet, compare)
+	guards, err := build(filepath.Join(dir, "bin"), python, safetyNet, compare)
 	if err != nil {
 		return err
 	}
 	// rewind's state (the audit log of the denied call) and config
-	// discovery stay inside the temporary folder.
-	env := append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir,
-		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=",
+	// discovery stay inside a home of their own: not the folder of the
+	// binaries, where $XDG_CONFIG_HOME/rewind would be the rewind binary, a
+	// broken config.
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
+		"XDG_CACHE_HOME="+home, "REWIND_STATE_DIR="+filepath.Join(home, "state"), "REWIND_CONFIG=",
 		"REWIND_ZVM_URL=")
 
 	fmt.Printf("%s; %d cores; %s; %d runs per program and event, interleaved, through sh -c\n\n",
@@ -115,6 +121,9 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 		file := filepath.Join(dir, "event.json")
 		if err := writeEvent(file, ev.command); err != nil {
 			return err
+		}
+		if err := sameAnswer(guards, file, env); err != nil {
+			return fmt.Errorf("%s: %w", ev.name, err)
 		}
 		times := make([][]time.Duration, len(guards))
 		cpus := make([][]time.Duration, len(guards))
@@ -153,6 +162,9 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 // rewind: static, without cgo, which spares every run the dynamic loader;
 // rewind-hook beside rewind, as go install puts them.
 func build(dir, python, safetyNet, compare string) ([]guard, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
 	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}, {"rewind-hook", "./cmd/rewind-hook"}} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -190,6 +202,45 @@ func writeEvent(file, command string) error {
 		return err
 	}
 	return os.WriteFile(file, b, 0o600)
+}
+
+// sameAnswer checks, before anything is measured, that rewind-hook and
+// rewind hook answer the event alike and as they do in use, not with an
+// error (a broken config, say) whose path would be measured instead.
+func sameAnswer(guards []guard, eventFile string, env []string) error {
+	var answers []string
+	for _, g := range guards {
+		if g.floor || !strings.HasPrefix(g.name, "rewind") {
+			continue
+		}
+		out, err := answer(g.argv, eventFile, env)
+		if err != nil {
+			return fmt.Errorf("%s: %w", g.name, err)
+		}
+		if strings.Contains(out, "rewind: ") && strings.Contains(out, "error") {
+			return fmt.Errorf("%s answers with an error: %s", g.name, out)
+		}
+		answers = append(answers, out)
+	}
+	for _, a := range answers[1:] {
+		if a != answers[0] {
+			return fmt.Errorf("rewind-hook and rewind hook answer differently: %q and %q", answers[0], a)
+		}
+	}
+	return nil
+}
+
+// answer runs a guard once and returns what it writes.
+func answer(argv []string, eventFile string, env []string) (string, error) {
+	in, err := os.Open(eventFile)
+	if err != nil {
+		return "", err
+	}
+	defer in.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Env = in, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
 }
 
 // once runs one guard on one event the way a host does, through sh -c, and
