@@ -27,6 +27,10 @@ type subject struct {
 	// analysed is set when the code the command runs (ssh's remote
 	// command or stdin script) was analysed on its own.
 	analysed bool
+	// pos caches the positionals for rules without options of their
+	// own, once posDone is set; callers only read it.
+	pos     []int
+	posDone bool
 }
 
 func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
@@ -145,6 +149,21 @@ func (c *commandRule) positionals(s *subject) []int {
 // take a value is read as taking the next word when that word is not an
 // option itself ("kubectl -n prod delete").
 func (c *commandRule) positionalsAs(s *subject, greedy bool) []int {
+	// Most rules know no options of their own, and then the positionals
+	// are the subject's alone: judged against many rules of its command
+	// name, the subject works them out once.
+	shared := !greedy && len(c.src.ValueOptions) == 0
+	if shared && s.posDone {
+		return s.pos
+	}
+	pos := c.positionalWords(s, greedy)
+	if shared {
+		s.pos, s.posDone = pos, true
+	}
+	return pos
+}
+
+func (c *commandRule) positionalWords(s *subject, greedy bool) []int {
 	var pos []int
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
@@ -282,8 +301,28 @@ func glob(pattern, name string) bool {
 	if pattern == "*" {
 		return true
 	}
+	// Most patterns are a word or a word and a star: spare them
+	// path.Match, which every rule of a command runs on every word.
+	switch i := globMeta(pattern); {
+	case i < 0:
+		return pattern == name
+	case i == len(pattern)-1 && pattern[i] == '*':
+		return strings.HasPrefix(name, pattern[:i]) && strings.IndexByte(name[i:], '/') < 0
+	}
 	ok, _ := path.Match(pattern, name)
 	return ok
+}
+
+// globMeta returns the index of the first character special to path.Match
+// in pattern, or -1.
+func globMeta(pattern string) int {
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '*', '?', '[', '\\':
+			return i
+		}
+	}
+	return -1
 }
 
 func anyGlob(patterns []string, name string) bool {
@@ -456,19 +495,38 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			targets = c.splitAdd(targets, s.args[i])
 		}
 		if len(targets) > 0 {
-			return targets, unknown
+			return uniq(targets), unknown
 		}
 	}
-	return targets, unknown
+	return uniq(targets), unknown
 }
 
 func (c *commandRule) splitAdd(targets []string, word string) []string {
 	for t := range strings.FieldsFuncSeq(word, func(r rune) bool { return strings.ContainsRune(c.split, r) }) {
 		if t = strings.TrimSpace(t); t != "" {
-			targets = addUnique(targets, t)
+			// Duplicates are dropped once, by extract: a call may
+			// name many targets, and dropping them here is quadratic.
+			targets = append(targets, t)
 		}
 	}
 	return targets
+}
+
+// uniq drops the repeated strings of list, keeping the first of each, in
+// time linear in its length.
+func uniq(list []string) []string {
+	if len(list) < 2 {
+		return list
+	}
+	seen := make(map[string]struct{}, len(list))
+	out := list[:0]
+	for _, s := range list {
+		if _, ok := seen[s]; !ok {
+			seen[s] = struct{}{}
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 func addUnique(list []string, s string) []string {

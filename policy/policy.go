@@ -18,9 +18,13 @@ import (
 type Policy struct {
 	cfg      *Config
 	commands []*commandRule
-	tools    []*toolRule
-	servers  []string
-	tests    []testSet
+	// byName and unnamed index commands by the name a rule matches
+	// (see indexRules).
+	byName  map[string][]*commandRule
+	unnamed []*commandRule
+	tools   []*toolRule
+	servers []string
+	tests   []testSet
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
@@ -72,6 +76,7 @@ func New(cfg *Config) (*Policy, error) {
 		return nil, err
 	}
 	p.commands = append(user.commands, cat.commands...)
+	p.byName, p.unnamed = indexRules(p.commands)
 	p.tools = append(user.tools, cat.tools...)
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = append(user.tests, cat.tests...)
@@ -120,6 +125,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
+	t.byName, t.unnamed = indexRules(t.commands)
 	t.home, t.ownGlobs = p.home, p.ownGlobs
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
@@ -328,67 +334,105 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 }
 
 // classifyCommand judges a command run in cwd, by this policy and the
-// policies of Config.Tighten.
+// policies of Config.Tighten. The analysis streams: each policy judges its
+// findings as they come, keeping only what its verdict needs.
 func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
-	a := shell.Analyze(cmd)
-	v := p.classifyAnalysis(a, cwd)
-	for _, t := range p.tighten {
-		v = stricter(v, t.classifyAnalysis(a, cwd))
-	}
-	return v
+	folds := p.folds(cwd)
+	shell.Scan(cmd, func(x shell.Finding) {
+		for _, f := range folds {
+			f.add(x)
+		}
+	})
+	return verdictOf(folds)
 }
 
+// classifyAnalysis judges a whole analysis, as classifyCommand judges the
+// analysis it streams.
 func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
-	var matches []Match
-	dir := cwd
-	for i := range a.Invocations {
-		inv := &a.Invocations[i]
-		s := fromInvocation(inv)
-		s.opts = p.valueOpts[s.name]
-		s.aliases = p.aliases[s.name]
-		m := p.judge(&s)
-		if !s.remote {
-			m = p.judgeCommandWrites(&s, m, dir)
-			dir = changeDir(&s, dir)
+	folds := p.folds(cwd)
+	for _, f := range folds {
+		for i := range a.Invocations {
+			f.add(shell.Finding{Invocation: &a.Invocations[i]})
 		}
-		m.Kind = KindInvocation
-		m.Source = s.text()
-		matches = append(matches, m)
-		if isPowerShell(inv.Name) {
-			subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
-			if !ok {
-				continue
-			}
-			for j := range subs {
-				m := p.judge(&subs[j])
-				m.Kind = KindCmdlet
-				m.Source = subs[j].text()
-				matches = append(matches, m)
-			}
-			if dynamic {
-				matches = append(matches, p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
-			}
+		for i := range a.Dynamic {
+			f.add(shell.Finding{Dynamic: &a.Dynamic[i]})
+		}
+		for i := range a.Unparsed {
+			f.add(shell.Finding{Unparsed: &a.Unparsed[i]})
 		}
 	}
-	for _, d := range a.Dynamic {
-		matches = append(matches, p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false))
+	return verdictOf(folds)
+}
+
+// folds returns the folds of this policy and of the policies of
+// Config.Tighten, whose pieces count only where a rule of theirs judged.
+func (p *Policy) folds(cwd string) []*fold {
+	folds := []*fold{{p: p, dir: cwd}}
+	for _, t := range p.tighten {
+		folds = append(folds, &fold{p: t, dir: cwd, ruledOnly: true})
 	}
-	for _, u := range a.Unparsed {
-		matches = append(matches, p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false))
+	return folds
+}
+
+// judgeInvocation judges an invocation run in *dir, which it moves on past
+// a cd, and, for PowerShell, the cmdlets of its code.
+func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Match)) {
+	s := fromInvocation(inv)
+	s.opts = p.valueOpts[s.name]
+	s.aliases = p.aliases[s.name]
+	m := p.judge(&s)
+	if !s.remote {
+		// The files a command writes are judged from the folder it
+		// runs in, which the cd before it decides. Most commands write
+		// none, and spare the copy of s that judging writes keeps.
+		if len(s.writes) > 0 || writeCommands[s.name] != nil && !s.ps {
+			sw := s
+			m = p.judgeCommandWrites(&sw, m, *dir)
+		}
+		*dir = changeDir(&s, *dir)
 	}
-	v := combine(matches)
-	v.Invocations = a.Invocations
-	return v
+	m.Kind = KindInvocation
+	m.Source = s.text()
+	add(m)
+	if !isPowerShell(inv.Name) {
+		return
+	}
+	subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
+	if !ok {
+		return
+	}
+	for j := range subs {
+		m := p.judge(&subs[j])
+		m.Kind = KindCmdlet
+		m.Source = subs[j].text()
+		add(m)
+	}
+	if dynamic {
+		add(p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
+	}
+}
+
+// judgeUnknown judges a dynamic command or an unparsed part.
+func (p *Policy) judgeUnknown(f shell.Finding) Match {
+	if d := f.Dynamic; d != nil {
+		return p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false)
+	}
+	u := f.Unparsed
+	if u.Limit {
+		return p.pastLimit(u)
+	}
+	return p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false)
 }
 
 // text shows the subject as a command line a person can read back: static
 // words are quoted where the shell would need it, dynamic words are shown as
-// their source.
+// their source, each cut to maxShownWord bytes.
 func (s *subject) text() string {
 	var b strings.Builder
 	b.WriteString(s.name)
 	for i, a := range s.args {
 		b.WriteByte(' ')
+		a = clipWord(a)
 		if s.dynamic(i) || s.ps {
 			b.WriteString(a)
 		} else {
@@ -407,7 +451,7 @@ func (p *Policy) judge(s *subject) Match {
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
 	var could *commandRule
-	for _, r := range p.commands {
+	for _, r := range p.rulesFor(s) {
 		// A read-only rule does not cover a command that writes a file
 		// on a remote host: "cat > /etc/app.conf" changes the host.
 		if s.remote && len(s.writes) > 0 && r.src.Effect == None {
@@ -484,9 +528,9 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		}
 		return m
 	}
-	var words []string
+	var words *wordSet
 	if kind == KindUnparsed {
-		words = commandWords(source)
+		words = newWordSet(source)
 	}
 	for _, r := range p.commands {
 		if r.src.Effect == None || !r.at(remote) {
@@ -497,13 +541,10 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and a deny, ask or protect rule could match it"
 			return m
 		}
-		for _, w := range words {
-			if len(r.words) > 0 && r.words[0] != "*" && glob(r.words[0], w) ||
-				len(r.cmdlets) > 0 && anyGlob(r.cmdlets, strings.ToLower(w)) {
-				m.Effect, m.Rule = Ask, r.label
-				m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
-				return m
-			}
+		if w, ok := words.names(r); ok {
+			m.Effect, m.Rule = Ask, r.label
+			m.Reason = fmt.Sprintf("%s, and %q in it could be the command this rule names", unknownWhat(kind, source, parseErr), w)
+			return m
 		}
 	}
 	return m
@@ -519,21 +560,6 @@ func unknownWhat(kind Kind, source, parseErr string) string {
 	return "part of the command could not be parsed"
 }
 
-// commandWords splits text into the words that could be command names:
-// runs of name characters, reduced to their base name.
-func commandWords(text string) []string {
-	words := strings.FieldsFunc(text, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
-			strings.ContainsRune("._-/+@", r))
-	})
-	for i, w := range words {
-		if j := strings.LastIndexByte(w, '/'); j >= 0 {
-			words[i] = w[j+1:]
-		}
-	}
-	return words
-}
-
 // combine makes one verdict of the matches of a call: the most severe
 // effect decides, and the targets of every match that needs a checkpoint
 // or worse are merged.
@@ -546,11 +572,10 @@ func combine(matches []Match) Verdict {
 			decided = i
 		}
 		if m.Effect >= Protect {
-			for _, t := range m.Targets {
-				v.Targets = addUnique(v.Targets, t)
-			}
+			v.Targets = append(v.Targets, m.Targets...)
 		}
 	}
+	v.Targets = uniq(v.Targets)
 	if decided >= 0 {
 		v.Rule, v.Reason = matches[decided].Rule, matches[decided].Reason
 	}

@@ -2,7 +2,7 @@ package shell
 
 import (
 	"errors"
-	"fmt"
+	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -12,12 +12,12 @@ const (
 	// maxReparse bounds how many times code handed to another shell is
 	// parsed again (bash -c inside ssh inside eval ...).
 	maxReparse = 16
-	// maxBracketDepth bounds the nesting of parentheses and braces. The
-	// parser is recursive and spends kilobytes of stack per level.
-	maxBracketDepth = 1000
-	// maxKeywordDepth bounds the nesting of compound commands (if, while,
-	// for, case), which cost the parser far less stack per level.
-	maxKeywordDepth = 10000
+	// maxFrames bounds the call depth of one analysis, parser and walk
+	// together, counted in stack frames above Analyze. The parser is
+	// recursive: each level of real nesting, such as $( or ( or if or a
+	// parenthesis in arithmetic, costs it several frames, so this allows
+	// some hundreds of levels, far more than any command written by hand.
+	maxFrames = 3000
 )
 
 // errTooDeep is reported for input nested beyond the limits above.
@@ -25,17 +25,50 @@ var errTooDeep = errors.New("nesting too deep")
 
 // Analyze analyses a shell command string into the invocations that would run.
 func Analyze(src string) *Analysis {
-	a := &analyzer{}
+	out := &Analysis{Invocations: []Invocation{}}
+	Scan(src, func(f Finding) {
+		switch {
+		case f.Invocation != nil:
+			out.Invocations = append(out.Invocations, *f.Invocation)
+		case f.Dynamic != nil:
+			out.Dynamic = append(out.Dynamic, *f.Dynamic)
+		case f.Unparsed != nil:
+			out.Unparsed = append(out.Unparsed, *f.Unparsed)
+		}
+	})
+	return out
+}
+
+// Finding is one result of an analysis: exactly one of its fields is set.
+type Finding struct {
+	Invocation *Invocation
+	Dynamic    *Dynamic
+	Unparsed   *Unparsed
+}
+
+// Scan analyses src as Analyze does, but hands each finding to visit
+// instead of keeping it, so that its memory does not grow with the number
+// of commands. Findings come a command line at a time, once the line is
+// known to run: for each line its invocations, then its dynamic commands,
+// then its unparsed parts, each in source order. The pointers are valid
+// only during the call.
+func Scan(src string, visit func(Finding)) {
+	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
 	a.code(src, "", nil, 0, nil)
-	if a.out.Invocations == nil {
-		a.out.Invocations = []Invocation{}
-	}
-	return &a.out
+	a.flush()
 }
 
 // analyzer collects the result of one analysis.
 type analyzer struct {
-	out Analysis
+	// out holds the findings of the command line being analysed, which
+	// go to visit once the line is known to run.
+	out   Analysis
+	visit func(Finding)
+	// allocBase is the heap allocation count when the command line
+	// being analysed began (see maxLineAlloc); newLine says that one has
+	// begun since, and the count is to be read again.
+	allocBase uint64
+	newLine   bool
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
@@ -45,6 +78,12 @@ type analyzer struct {
 	expansions int
 	// callLine is the last line of the simple command being run.
 	callLine uint
+	// frameLimit is the call depth past which parsing stops.
+	frameLimit int
+	// steps counts the wrappers of the simple command being unwrapped,
+	// and tail is the command the last one runs (see run).
+	steps int
+	tail  *tailCall
 	// loopPasses counts the loop bodies forEach analysed.
 	loopPasses int
 }
@@ -119,19 +158,12 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	}
 	c := &code{host: host, via: via, depth: depth}
 	c.src, c.cr = protectCR(text)
-	if err := checkNesting(c.src); err != nil {
-		a.unparsed(text, err.Error(), host, via)
-		return
-	}
-	stmts, rest, err := safeParse(c.src)
-	a.stmts(c, stmts, stdin)
-	if err != nil {
-		a.unparsed(c.text(rest), err.Error(), host, via)
-	}
+	a.walkSource(c, stdin)
 }
 
+// unparsed reports text left unanalysed because it is past a limit.
 func (a *analyzer) unparsed(text, msg, host string, via []string) {
-	a.out.Unparsed = append(a.out.Unparsed, Unparsed{Text: text, Err: msg, Host: host, Via: via})
+	a.out.Unparsed = append(a.out.Unparsed, Unparsed{Text: text, Err: msg, Host: host, Via: via, Limit: true})
 }
 
 func (a *analyzer) dynamic(c *code, source string) {
@@ -154,41 +186,6 @@ func protectCR(src string) (string, byte) {
 	return src, 0
 }
 
-// checkNesting estimates how deep the parser would recurse, in one pass.
-// Unbalanced closers are ignored, so prose in heredocs rarely matters.
-func checkNesting(src string) error {
-	brackets, keywords := 0, 0
-	for i := 0; i < len(src); i++ {
-		switch b := src[i]; {
-		case b == '(' || b == '{':
-			if brackets++; brackets > maxBracketDepth {
-				return errTooDeep
-			}
-		case b == ')' || b == '}':
-			if brackets > 0 {
-				brackets--
-			}
-		case b >= 'a' && b <= 'z' && (i == 0 || !isWordByte(src[i-1])):
-			j := i + 1
-			for j < len(src) && isWordByte(src[j]) {
-				j++
-			}
-			switch src[i:j] {
-			case "if", "while", "until", "for", "select", "case":
-				if keywords++; keywords > maxKeywordDepth {
-					return errTooDeep
-				}
-			case "fi", "done", "esac":
-				if keywords > 0 {
-					keywords--
-				}
-			}
-			i = j - 1
-		}
-	}
-	return nil
-}
-
 func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
@@ -197,73 +194,28 @@ func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
 }
 
-// safeParse is parse guarded against a panic in the parser: the hook must
-// answer, and text the parser cannot handle is reported as unparsed.
-func safeParse(src string) (stmts []*syntax.Stmt, rest string, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			stmts, rest, err = nil, src, fmt.Errorf("parser failure: %v", r)
+// callDepth returns the number of frames on the calling goroutine's stack.
+func callDepth() int {
+	pcs := make([]uintptr, 64)
+	for {
+		if n := runtime.Callers(1, pcs); n < len(pcs) {
+			return n
 		}
-	}()
-	return parse(src)
-}
-
-// parse parses src. On a syntax error it returns the statements of the
-// complete lines before the failing command, which bash would already have
-// run, and the text from the failing command's line on.
-func parse(src string) (stmts []*syntax.Stmt, rest string, err error) {
-	f, err := newParser().Parse(strings.NewReader(src), "")
-	if err == nil {
-		return f.Stmts, "", nil
+		pcs = make([]uintptr, 2*len(pcs))
 	}
-	// Bash reads a script one complete command line at a time, exactly as
-	// the parser's interactive mode does: a batch is complete when the
-	// parser is not waiting for more lines. A batch left incomplete never
-	// ran, even if some of its statements were whole ("a; if").
-	// The sequence is drained rather than left with break: the parser
-	// may yield once more after an error, which panics after a break.
-	p := newParser()
-	failed := false
-	for batch, ierr := range p.InteractiveSeq(strings.NewReader(src)) {
-		failed = failed || ierr != nil
-		if !failed && !p.Incomplete() {
-			stmts = append(stmts, batch...)
-		}
-	}
-	return stmts, src[committedEnd(src, stmts):], err
-}
-
-// committedEnd returns the offset just past the lines holding stmts,
-// including the bodies of their heredocs.
-func committedEnd(src string, stmts []*syntax.Stmt) int {
-	if len(stmts) == 0 {
-		return 0
-	}
-	end := 0
-	for _, s := range stmts {
-		end = max(end, int(s.End().Offset()))
-		syntax.Walk(s, func(n syntax.Node) bool {
-			if r, ok := n.(*syntax.Redirect); ok && r.Hdoc != nil && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
-				_, e := heredocRaw(src, r)
-				end = max(end, e)
-			}
-			return true
-		})
-	}
-	end = min(end, len(src))
-	if end > 0 && src[end-1] == '\n' {
-		return end
-	}
-	if i := strings.IndexByte(src[end:], '\n'); i >= 0 {
-		return end + i + 1
-	}
-	return len(src)
 }
 
 // heredocRaw returns the raw body of a heredoc as bash reads it: the lines
 // up to one that equals the delimiter exactly (after leading tabs for <<-),
 // and the offset just past that terminator line.
 func heredocRaw(src string, r *syntax.Redirect) (string, int) {
+	body, end, _ := heredocBody(src, r)
+	return body, end
+}
+
+// heredocBody is heredocRaw that also reports whether a terminator line
+// ends the body, rather than the end of src.
+func heredocBody(src string, r *syntax.Redirect) (body string, end int, closed bool) {
 	start := int(r.Hdoc.Pos().Offset())
 	delim, _ := literal(r.Word)
 	dash := r.Op == syntax.DashHdoc
@@ -281,9 +233,9 @@ func heredocRaw(src string, r *syntax.Redirect) (string, int) {
 			line = strings.TrimLeft(line, "\t")
 		}
 		if line == delim {
-			return src[start:pos], next
+			return src[start:pos], next, true
 		}
 		pos = next
 	}
-	return src[start:], len(src)
+	return src[start:], len(src), false
 }

@@ -27,12 +27,56 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 		fields[i] = c.field(w)
 	}
 	a.callLine = x.End().Line()
+	outer := a.steps
+	a.steps = 0
 	a.run(c, c.source(x), fields, in)
+	a.steps = outer
+}
+
+// maxSteps bounds the wrappers one simple command is unwrapped through
+// ("sudo env nice xargs ..."). Unwrapping reads the words after each
+// wrapper again, so a longer chain would cost time growing with the
+// square of its length; what is past it is reported as Unparsed.
+const maxSteps = 64
+
+// findWeight is what a find run by -exec counts against maxSteps.
+const findWeight = maxSteps / 8
+
+// tailCall is the command a wrapper runs, for run to unwrap next.
+type tailCall struct {
+	c      *code
+	fields []field
+	in     *input
+}
+
+// then makes the command in fields, reached through c, the next one run
+// unwraps. Wrappers hand on their command this way rather than by calling
+// run, so that a chain of them as long as the input costs no stack.
+func (a *analyzer) then(c *code, fields []field, in *input) {
+	a.tail = &tailCall{c: c, fields: fields, in: in}
 }
 
 // run reports the command in fields, unwrapping wrappers and analysing code
 // handed to shells. src is the source text of the whole command.
 func (a *analyzer) run(c *code, src string, fields []field, in *input) {
+	for {
+		if a.steps++; a.steps > maxSteps {
+			a.unparsed(src, "too many wrappers", c.host, c.via)
+			return
+		}
+		a.step(c, src, fields, in)
+		t := a.tail
+		if t == nil {
+			return
+		}
+		a.tail = nil
+		c, fields, in = t.c, t.fields, t.in
+	}
+}
+
+// step reports the command in fields, or, for a wrapper, hands on the
+// command it runs with then.
+func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	if fields[0].dyn {
 		a.dynamic(c, src)
 		return
@@ -52,7 +96,7 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			i++
 		}
 		if i < len(args) {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 		// sudo -s and sudo -i without a command start a shell, which
@@ -63,7 +107,7 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 	case "doas":
 		i, seen := doasOpts.parse(args)
 		if i < len(args) && !seen.has("-C", "-L") {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 		if i == len(args) && seen.has("-s") && a.stdinCode(c, c.host, appendVia(c.via, name), name, src, in) {
@@ -76,32 +120,32 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 	case "command":
 		i, seen := noOpts.parse(args)
 		if i < len(args) && !seen.has("-v", "-V") {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 	case "builtin", "nohup", "busybox":
 		i, _ := noOpts.parse(args)
 		if i < len(args) {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 	case "exec", "nice", "time", "stdbuf":
 		i, _ := wrapperOpts[name].parse(args)
 		if i < len(args) {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 	case "timeout":
 		// The first operand is the duration.
 		i, _ := timeoutOpts.parse(args)
 		if i+1 < len(args) {
-			a.run(c.with(name), src, args[i+1:], in)
+			a.then(c.with(name), args[i+1:], in)
 			return
 		}
 	case "ionice":
 		i, seen := ioniceOpts.parse(args)
 		if i < len(args) && !seen.has("-p", "-P", "-u", "--pid", "--pgid", "--uid") {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 			return
 		}
 	case "xargs":
@@ -112,7 +156,7 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 		i, seen := watchOpts.parse(args)
 		if i < len(args) {
 			if seen.has("-x", "--exec") {
-				a.run(c.with(name), src, args[i:], nil)
+				a.then(c.with(name), args[i:], nil)
 			} else {
 				// watch joins its words and runs them with sh -c.
 				a.codeFields(c, name, src, args[i:], nil)
@@ -210,7 +254,11 @@ func (a *analyzer) xargs(c *code, src string, args []field, in *input) bool {
 				words = append(words, staticField(strings.Trim(w, `'"`)))
 			}
 		}
-		a.run(c, src, append(slices.Clip(tmpl), words...), pay)
+		// tmpl ends the fields of the command being unwrapped, which
+		// nothing else reads, so that words are appended in place and a
+		// chain of xargs costs linear time. Slices that end elsewhere
+		// are clipped where they are made (findExec, replaceWords).
+		a.then(c, append(tmpl, words...), pay)
 		return true
 	}
 	token := "{}"
@@ -223,7 +271,7 @@ func (a *analyzer) xargs(c *code, src string, args []field, in *input) bool {
 		}
 		return true
 	}
-	a.run(c, src, replaceWords(tmpl, token, nil), pay)
+	a.then(c, replaceWords(tmpl, token, nil), pay)
 	return true
 }
 
@@ -238,9 +286,14 @@ func (in *input) textOr(def string) string {
 // when value is nil, with each word holding token marked as known only at
 // run time (its skeleton holds a dynamic part in its place).
 func replaceWords(words []field, token string, value *string) []field {
-	out := make([]field, len(words))
-	for i, w := range words {
-		out[i] = w
+	words = slices.Clip(words)
+	i := slices.IndexFunc(words, func(w field) bool { return !w.dyn && strings.Contains(w.val, token) })
+	if i < 0 {
+		return words
+	}
+	out := slices.Clone(words)
+	for ; i < len(words); i++ {
+		w := words[i]
 		if w.dyn || !strings.Contains(w.val, token) {
 			continue
 		}
@@ -266,7 +319,7 @@ func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 		return true
 	}
 	if i < len(args) {
-		a.run(c.with("env"), src, args[i:], in)
+		a.then(c.with("env"), args[i:], in)
 		return true
 	}
 	return false
@@ -480,6 +533,10 @@ func (a *analyzer) findExec(c *code, src string, args []field) {
 			j++
 		}
 		if j > i+1 {
+			// Each find reports an invocation with all its words, so a
+			// find run by a find costs as much as its command line: it
+			// counts as findWeight wrappers against maxSteps.
+			a.steps += findWeight
 			// find puts the paths it finds in place of {}.
 			a.run(c.with("find "+action), src, replaceWords(args[i+1:j], "{}", nil), nil)
 		}

@@ -60,7 +60,13 @@
 //     Dynamic. Where the code text is partly static, its static skeleton is
 //     analysed as well, so "bash -c \"rm -rf $DIR\"" reports rm too.
 //
-// The cost is linear in the input. Nesting that would drive the recursive
-// parser deep, and code handed to shells more than a few levels deep, is
-// reported as Unparsed instead of being analysed.
+// The cost is linear in the input, and the memory is bounded by one
+// command line: the source is parsed and walked a statement at a time, and
+// [Scan] hands on the findings of each line once it is complete. What is
+// past a limit is reported as Unparsed with Limit set, never guessed at:
+// structure nested deeper than the parser's call depth allows (measured on
+// the stack, so brackets and keywords in quoted text, comments and heredoc
+// bodies do not count), a line that would cost more than 64 MiB to analyse,
+// a simple command unwrapped through more than 64 wrappers, and code handed
+// to shells more than 16 levels deep. docs/limits.md has the figures.
 package shell

@@ -62,6 +62,10 @@ type Unparsed struct {
 	Err  string   `json:"error"`
 	Host string   `json:"host,omitempty"`
 	Via  []string `json:"via,omitempty"`
+	// Limit is set when the text is not analysed because it is past a
+	// limit of the analysis, such as nesting too deep to follow, rather
+	// than because it is not valid shell: it may well run.
+	Limit bool `json:"limit,omitempty"`
 }
 
 // Analysis is the result of analysing one command string.

@@ -120,7 +120,7 @@ func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, i
 		if w.joined {
 			a.codeFields(c, name, src, args[i:], in)
 		} else {
-			a.run(c.with(name), src, args[i:], in)
+			a.then(c.with(name), args[i:], in)
 		}
 		return true
 	}
@@ -151,7 +151,7 @@ func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input
 	if i >= len(args) {
 		return false
 	}
-	a.run(c.with(name+" "+w.sub), src, args[i:], in)
+	a.then(c.with(name+" "+w.sub), args[i:], in)
 	return true
 }
 
@@ -300,8 +300,9 @@ func (a *analyzer) parallel(c *code, src string, args []field, in *input) bool {
 			}
 			tmpl = replaceWords(tmpl, tok, nil)
 		}
+		tmpl = slices.Clone(tmpl)
 		if !found {
-			tmpl = append(slices.Clip(tmpl), xargsInput)
+			tmpl = append(tmpl, xargsInput)
 		}
 		// parallel quotes what it puts in: an argument, not code, unless
 		// it is the command itself.

@@ -368,10 +368,10 @@ func (w wireTask) task() Task {
 		id = string(w.Link)
 	}
 	return Task{
-		Identifier:     id,
-		Type:           string(w.Type),
-		State:          w.Status.State,
-		Progress:       w.Status.Progress,
+		Identifier: id,
+		Type:       string(w.Type),
+		State:      w.Status.State,
+		Progress:   w.Status.Progress,
 		// A failed task's reason reaches a person, a model and the audit
 		// log like any other message from the ZVM, so it is bounded and
 		// redacted the same way.

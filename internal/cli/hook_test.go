@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/shapes"
 )
 
 // hookSeeds are events of every shape the hook meets: valid calls of each
@@ -37,6 +38,15 @@ func FuzzHook(f *testing.F) {
 	f.Setenv("XDG_CONFIG_HOME", f.TempDir())
 	for _, s := range hookSeeds {
 		f.Add([]byte(s))
+	}
+	// The shapes that wear the analysis down, small: the fuzzer grows
+	// and mixes them, and minimises what it finds in little time.
+	for _, s := range shapes.All {
+		ev, _ := json.Marshal(map[string]any{
+			"hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_input": map[string]string{"command": s.Make(256)},
+		})
+		f.Add(ev)
 	}
 	f.Fuzz(func(t *testing.T, event []byte) {
 		var stdout, stderr bytes.Buffer

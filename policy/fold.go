@@ -1,0 +1,107 @@
+package policy
+
+import "github.com/rewind-dev/rewind/shell"
+
+// maxListed bounds Verdict.Invocations and each section of
+// Verdict.Matches: they explain a verdict to a person, and a command of
+// millions of parts needs no list of them all to be judged.
+const maxListed = 1000
+
+// fold judges the findings of a shell analysis as they come and keeps
+// only what the verdict needs, so that judging a command costs memory in
+// the number of its distinct targets, not of its commands. It gives the
+// verdict combine gives for the list of all matches: invocations (with
+// their cmdlets) first, then dynamic commands, then unparsed parts.
+type fold struct {
+	p *Policy
+	// dir is the folder the next command runs in, as far as known.
+	dir string
+	// ruledOnly keeps only the matches a rule judged: the fold of a
+	// policy of Config.Tighten, which only adds to another's verdict.
+	ruledOnly bool
+	// sections are the invocations, the dynamic commands and the
+	// unparsed parts.
+	sections    [3]section
+	invocations []shell.Invocation
+}
+
+// section is the combined verdict of the matches of one kind, in order.
+type section struct {
+	ruledOnly bool
+	effect    Effect
+	decided   *Match
+	targets   []string
+	seen      map[string]struct{}
+	matches   []Match
+}
+
+func (s *section) add(m Match) {
+	if s.ruledOnly && m.Rule == "" {
+		return
+	}
+	if m.Effect > s.effect || s.decided == nil && m.Rule != "" {
+		s.effect = m.Effect
+		d := m
+		s.decided = &d
+	}
+	if m.Effect >= Protect {
+		if s.seen == nil {
+			s.seen = make(map[string]struct{})
+		}
+		for _, t := range m.Targets {
+			if _, ok := s.seen[t]; !ok {
+				s.seen[t] = struct{}{}
+				s.targets = append(s.targets, t)
+			}
+		}
+	}
+	if len(s.matches) < maxListed {
+		s.matches = append(s.matches, m)
+	}
+}
+
+// add judges one finding.
+func (f *fold) add(x shell.Finding) {
+	switch {
+	case x.Invocation != nil:
+		if len(f.invocations) < maxListed {
+			f.invocations = append(f.invocations, *x.Invocation)
+		}
+		f.p.judgeInvocation(x.Invocation, &f.dir, f.section(0).add)
+	case x.Dynamic != nil:
+		f.section(1).add(f.p.judgeUnknown(x))
+	case x.Unparsed != nil:
+		f.section(2).add(f.p.judgeUnknown(x))
+	}
+}
+
+func (f *fold) section(i int) *section {
+	s := &f.sections[i]
+	s.ruledOnly = f.ruledOnly
+	return s
+}
+
+// verdictOf combines the sections of folds, in order, as combine does
+// their matches: the first match with the most severe effect decides, or,
+// when none has an effect, the first with a rule. The first fold's
+// invocations are listed.
+func verdictOf(folds []*fold) Verdict {
+	var v Verdict
+	var decided *Match
+	for _, f := range folds {
+		for i := range f.sections {
+			s := &f.sections[i]
+			if s.decided != nil && (s.effect > v.Effect || decided == nil) {
+				v.Effect, decided = s.effect, s.decided
+			}
+			v.Targets = append(v.Targets, s.targets...)
+			v.Matches = append(v.Matches, s.matches...)
+		}
+	}
+	v.Targets = uniq(v.Targets)
+	if decided != nil {
+		v.Rule, v.Reason = decided.Rule, decided.Reason
+	}
+	v.Invocations = folds[0].invocations
+	return v
+}

@@ -1,0 +1,171 @@
+package policy
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/shell"
+)
+
+// pastLimit judges text the shell analysis left alone because it is past
+// one of its limits (nesting too deep to follow). Unlike a syntax error,
+// such text may well run, and any command could hide in it: like a command
+// decided at run time it gets ask wherever a deny, ask or protect rule
+// applies, unless a rule it matches as written asks for more.
+func (p *Policy) pastLimit(u *shell.Unparsed) Match {
+	remote := u.Host != "" || viaSSH(u.Via)
+	m := p.unknown(KindUnparsed, u.Text, u.Err, u.Host, remote, u.Via, false)
+	if m.Effect >= Ask {
+		return m
+	}
+	for _, r := range p.commands {
+		if r.src.Effect != None && r.at(remote) {
+			m.Effect, m.Rule = Ask, r.label
+			m.Reason = fmt.Sprintf("part of the command is past a limit of the analysis (%s) and could hold any command, which a deny, ask or protect rule could match", u.Err)
+			return m
+		}
+	}
+	return m
+}
+
+// maxUnparsedWords bounds the distinct words of unparsed text that are
+// looked up among the rules' command names; text with more is taken to
+// name any of them.
+const maxUnparsedWords = 1 << 16
+
+// wordSet is the distinct words of unparsed text that could be command
+// names, for looking up the rules in time linear in the text.
+type wordSet struct {
+	words map[string]struct{}
+	// order holds the words in the order of the text.
+	order []string
+	// tooMany is set when the text has more than maxUnparsedWords.
+	tooMany bool
+}
+
+func newWordSet(text string) *wordSet {
+	s := &wordSet{words: make(map[string]struct{})}
+	for w := range strings.FieldsFuncSeq(text, notNameChar) {
+		if j := strings.LastIndexByte(w, '/'); j >= 0 {
+			w = w[j+1:]
+		}
+		if _, ok := s.words[w]; ok {
+			continue
+		}
+		if len(s.words) == maxUnparsedWords {
+			s.tooMany = true
+			break
+		}
+		s.words[w] = struct{}{}
+		s.order = append(s.order, w)
+	}
+	return s
+}
+
+func notNameChar(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
+		strings.ContainsRune("._-/+@", r))
+}
+
+// names returns a word of the set that could be the command r names.
+func (s *wordSet) names(r *commandRule) (string, bool) {
+	if s == nil {
+		return "", false
+	}
+	if s.tooMany && (len(r.words) > 0 && r.words[0] != "*" || len(r.cmdlets) > 0) {
+		return "(one of too many words to look up)", true
+	}
+	if len(r.words) > 0 && r.words[0] != "*" {
+		pattern := r.words[0]
+		if !strings.ContainsAny(pattern, `*?[\`) {
+			if _, ok := s.words[pattern]; ok {
+				return pattern, true
+			}
+		} else {
+			for _, w := range s.order {
+				if glob(pattern, w) {
+					return w, true
+				}
+			}
+		}
+	}
+	if len(r.cmdlets) > 0 {
+		for _, w := range s.order {
+			if anyGlob(r.cmdlets, strings.ToLower(w)) {
+				return w, true
+			}
+		}
+	}
+	return "", false
+}
+
+// indexRules indexes rules by the command name they match, so that judging
+// a command costs time in the rules that name it, not in all of them:
+// byName holds, for each name a rule spells out, the rules that could
+// match a command of that name, in order; unnamed holds those that could
+// match a command whose name no rule spells out (a glob such as "*").
+func indexRules(rules []*commandRule) (byName map[string][]*commandRule, unnamed []*commandRule) {
+	// Each list merges, in rule order, the rules that spell the name out
+	// and those that spell out none; positions keep the order.
+	position := make(map[*commandRule]int, len(rules))
+	own := make(map[string][]*commandRule)
+	for i, r := range rules {
+		position[r] = i
+		switch {
+		case len(r.words) == 0:
+			// A PowerShell rule: it matches cmdlets, not commands.
+		case strings.ContainsAny(r.words[0], `*?[\`):
+			unnamed = append(unnamed, r)
+		default:
+			own[r.words[0]] = append(own[r.words[0]], r)
+		}
+	}
+	byName = make(map[string][]*commandRule, len(own))
+	for name, list := range own {
+		merged := make([]*commandRule, 0, len(list)+len(unnamed))
+		i, j := 0, 0
+		for i < len(list) || j < len(unnamed) {
+			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
+				merged = append(merged, list[i])
+				i++
+			} else {
+				merged = append(merged, unnamed[j])
+				j++
+			}
+		}
+		byName[name] = merged
+	}
+	return byName, unnamed
+}
+
+// rulesFor returns the rules that could match s, in order. A PowerShell
+// subject is matched by its cmdlet patterns, which the index leaves out.
+func (p *Policy) rulesFor(s *subject) []*commandRule {
+	if s.ps || p.byName == nil {
+		return p.commands
+	}
+	if list, ok := p.byName[s.name]; ok {
+		return list
+	}
+	return p.unnamed
+}
+
+// maxShownWord bounds each word of a command as a Match shows it. A word
+// known only at run time is shown as its source, which for
+// "echo $(echo $(... cat <<EOF ...))" holds all the nesting inside it: in
+// full, each level would copy the text of all the levels below.
+const maxShownWord = 256
+
+// clipWord cuts w to maxShownWord bytes, at a character boundary, marking
+// the cut with "…".
+func clipWord(w string) string {
+	if len(w) <= maxShownWord {
+		return w
+	}
+	i := maxShownWord
+	for i > 0 && !utf8.RuneStart(w[i]) {
+		i--
+	}
+	return w[:i] + "…"
+}

@@ -1,0 +1,135 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+)
+
+// hostileCases are the shapes an agent that reads the source can write to
+// wear the analysis down: data that looks deeply nested, structure that
+// is, and wrapper chains as long as the input. Each hides a command, or
+// holds the same bytes as data only.
+var hostileCases = []struct {
+	name string
+	src  string
+	// want is a command that must be found; empty for data only.
+	want string
+	// limit says the text is past a limit and must be reported so.
+	limit bool
+}{
+	// Brackets and keywords in quoted data are not structure.
+	{"parens in single quotes", "echo '" + strings.Repeat("(", 5000) + "'; s''sh web-01 sudo reboot", "ssh", false},
+	{"ifs in single quotes", "echo '" + strings.Repeat("if ", 20000) + "'; g\\ovc vm.destroy web-01", "govc", false},
+	{"braces in double quotes", `echo "` + strings.Repeat("{", 5000) + `"; govc vm.destroy web-01`, "govc", false},
+	{"parens in a quoted heredoc", "cat <<'EOF'\n" + strings.Repeat("$(", 5000) + "\nEOF\ngovc vm.destroy web-01", "govc", false},
+	{"keywords in a comment", "# " + strings.Repeat("case ", 20000) + "\ngovc vm.destroy web-01", "govc", false},
+	{"parens in single quotes, data only", "echo '" + strings.Repeat("(", 5000) + "; govc vm.destroy web-01'", "", false},
+	{"ifs in a quoted heredoc, data only", "cat <<'EOF'\n" + strings.Repeat("if ", 20000) + "govc vm.destroy web-01\nEOF", "", false},
+	// Real structure past the depth bound is reported, never a crash.
+	{"deep subshells", strings.Repeat("( ", 100000) + "ls" + strings.Repeat(" )", 100000), "", true},
+	{"deep test negation", "[[ " + strings.Repeat("! ", 1000000) + "x ]]", "", true},
+	{"deep arithmetic", "echo $((" + strings.Repeat("2**", 500000) + "1))", "", true},
+	{"deep case items", strings.Repeat("echo $(case x in a) ", 50000), "", true},
+	{"shallow structure after a deep data string", "echo '" + strings.Repeat("((", 50000) + "'; ( ( ( govc vm.destroy web-01 ) ) )", "govc", false},
+	// Wrapper chains: unwrapped in a loop, and reported past a bound.
+	{"sudo chain within the bound", strings.Repeat("sudo ", maxSteps-1) + "govc vm.destroy web-01", "govc", false},
+	{"sudo chain past the bound", strings.Repeat("sudo ", 250000) + "govc vm.destroy web-01", "", true},
+	{"env chain", strings.Repeat("env ", 100000) + "ls", "", true},
+	{"mixed wrapper chain", strings.Repeat("nice nohup command exec doas nsenter ", 20000) + "ls", "", true},
+	{"xargs chain", strings.Repeat("xargs ", 300000) + "ls", "", true},
+	{"find -exec chain", strings.Repeat("find . -exec ", 4000) + "ls", "", true},
+	{"wrapper chain as data", "echo '" + strings.Repeat("sudo ", 250000) + "govc vm.destroy web-01'", "", false},
+	// Lines of millions of commands are past the memory a line may take;
+	// the same bytes as data, and the same commands on lines of their
+	// own, are analysed in full.
+	{"long pipeline", strings.Repeat("a|", 1<<20) + "govc vm.destroy web-01", "", true},
+	{"long list on one line", strings.Repeat("ls;", 1<<20) + "govc vm.destroy web-01", "", true},
+	{"long pipeline as data", "cat <<'EOF'\n" + strings.Repeat("a|", 1<<20) + "govc vm.destroy web-01\nEOF", "", false},
+	{"many lines", strings.Repeat("ls\n", 1<<19) + "govc vm.destroy web-01", "govc", false},
+	// The text after a line past the limit is left unanalysed too: where
+	// that line ends is only known by parsing it.
+	{"many arguments", "ls" + strings.Repeat(" x", 1<<20) + "\ngovc vm.destroy web-01", "", true},
+}
+
+func TestHostile(t *testing.T) {
+	for _, tt := range hostileCases {
+		t.Run(tt.name, func(t *testing.T) {
+			a := Analyze(tt.src)
+			if tt.want != "" {
+				if _, ok := find(a, tt.want); !ok {
+					t.Errorf("%s not found; unparsed %d", tt.want, len(a.Unparsed))
+				}
+			} else if _, ok := find(a, "govc"); ok {
+				t.Errorf("govc in data reported as a command")
+			}
+			limited := false
+			for _, u := range a.Unparsed {
+				limited = limited || u.Limit
+			}
+			if limited != tt.limit {
+				t.Errorf("past a limit = %v, want %v (unparsed %d)", limited, tt.limit, len(a.Unparsed))
+			}
+			if !tt.limit && len(a.Unparsed) > 0 {
+				t.Errorf("unparsed: %.200s", a.Unparsed[0].Err)
+			}
+		})
+	}
+}
+
+// TestDeepPartKeepsLinesBefore checks that structure past the depth bound
+// leaves the complete lines before it analysed exactly.
+func TestDeepPartKeepsLinesBefore(t *testing.T) {
+	a := Analyze("govc vm.destroy web-01\n" + strings.Repeat("( ", 100000))
+	if _, ok := find(a, "govc"); !ok {
+		t.Errorf("the line before the deep part was not analysed")
+	}
+	if len(a.Unparsed) != 1 || !a.Unparsed[0].Limit || strings.Contains(a.Unparsed[0].Text, "govc") {
+		t.Errorf("unparsed = %d parts", len(a.Unparsed))
+	}
+}
+
+// TestWrapperChainCostIsLinear doubles wrapper chains and checks that the
+// memory allocated at most about doubles: chains were quadratic.
+func TestWrapperChainCostIsLinear(t *testing.T) {
+	shapes := map[string]func(n int) string{
+		"xargs": func(n int) string { return "xargs " + strings.Repeat("sudo ", maxSteps-2) + strings.Repeat("x ", n) },
+		"sudo":  func(n int) string { return strings.Repeat("sudo ", n) + "ls" },
+		"find":  func(n int) string { return strings.Repeat("find . -exec ", 6) + strings.Repeat("x ", n) },
+		"env":   func(n int) string { return strings.Repeat("env A=1 ", n) + "ls" },
+	}
+	for name, shape := range shapes {
+		t.Run(name, func(t *testing.T) {
+			small, large := allocated(shape(20000)), allocated(shape(40000))
+			if ratio := float64(large) / float64(small); ratio > 2.6 {
+				t.Errorf("doubling the input multiplied the memory by %.1f (%d -> %d bytes)", ratio, small, large)
+			}
+		})
+	}
+}
+
+// TestErrorOnTheLastLine: a syntax error on the line of the last statement,
+// or a heredoc body without its terminator, leaves that line unanalysed, as
+// parsing the whole text at once did; the lines before it stand.
+func TestErrorOnTheLastLine(t *testing.T) {
+	tests := []struct {
+		src  string
+		want string // a command found, or ""
+	}{
+		{"A<<EOF $(rm x)000", ""},
+		{"ls\nA <<E & rm x\nbody", "ls"},
+		{"ls\ncat <<EOF\nbody\nEOF\nrm x; if", "cat"},
+		{"ls; rm x; (", ""},
+	}
+	for _, tt := range tests {
+		a := Analyze(tt.src)
+		if _, ok := find(a, "rm"); ok {
+			t.Errorf("%q: rm reported from the failing line", tt.src)
+		}
+		if _, ok := find(a, tt.want); tt.want != "" && !ok {
+			t.Errorf("%q: %s not found", tt.src, tt.want)
+		}
+		if len(a.Unparsed) != 1 || a.Unparsed[0].Text == "" {
+			t.Errorf("%q: unparsed %+v", tt.src, a.Unparsed)
+		}
+	}
+}

@@ -1,0 +1,326 @@
+package shell
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// maxLineAlloc bounds the memory the analysis of one command line may
+// allocate, parser and walk together, code it hands to shells included.
+// Bash parses a whole line before it runs any of it, so the findings of a
+// line are kept until it is complete; the bound keeps that memory small
+// however the line is built. Quoted text costs about its size, so a
+// heredoc of megabytes is well inside it, while a line of millions of
+// commands ("a|a|a...", "ls;ls;...") is not.
+const maxLineAlloc = 64 << 20
+
+// errTooLarge is reported for a command line past maxLineAlloc.
+var errTooLarge = errors.New("command line too large to analyse")
+
+// heapAllocated returns the bytes allocated on the heap so far, by the whole
+// process; in the hook the analysis is all that runs.
+func heapAllocated() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// depthReader feeds src to the parser and stops it once the stack is
+// deeper than the analysis's frameLimit (errTooDeep) or the command line
+// has cost more than maxLineAlloc (errTooLarge). The parser asks for input
+// at most a kilobyte at a time from wherever it is in its recursion, so
+// the depth is checked at least once per depthCheck kilobytes and the
+// memory once per kilobyte, and what they add past a limit is bounded. Only real structure deepens the stack: quoted
+// text, comments and heredoc bodies do not, however many brackets or
+// keywords they hold.
+type depthReader struct {
+	a     *analyzer
+	src   string
+	reads int
+	pcs   [1]uintptr
+}
+
+// depthCheck is how many reads of the parser depthReader checks the depth
+// once in.
+const depthCheck = 8
+
+func (r *depthReader) Read(p []byte) (int, error) {
+	if len(r.src) == 0 {
+		return 0, io.EOF
+	}
+	// The check unwinds the stack, which at depth costs microseconds: it
+	// runs on every depthCheck-th read. What the parser reads in between
+	// adds at most some thousands of frames per kilobyte (a parenthesis
+	// in arithmetic is the dearest), a few megabytes of stack at most.
+	if r.reads++; r.reads%depthCheck == 1 && runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
+		return 0, errTooDeep
+	}
+	// Reading the count costs a few hundred nanoseconds, too much for
+	// each of a million short lines: a new line only marks it for reading
+	// here.
+	if now := heapAllocated(); r.a.newLine {
+		r.a.allocBase, r.a.newLine = now, false
+	} else if now-r.a.allocBase > maxLineAlloc {
+		return 0, errTooLarge
+	}
+	n := copy(p, r.src)
+	r.src = r.src[n:]
+	return n, nil
+}
+
+// pending is a statement waiting to be walked, with its heredocs.
+type pending struct {
+	stmt  *syntax.Stmt
+	hdocs []*syntax.Redirect
+}
+
+// ready reports whether the bodies of the statement's heredocs are read.
+func (p *pending) ready() bool {
+	for _, r := range p.hdocs {
+		if r.Hdoc == nil {
+			return false
+		}
+	}
+	return true
+}
+
+// walkSource parses c.src one statement at a time and walks each, keeping
+// no more of the syntax tree than the statements of one command line that
+// wait for their heredoc bodies. Bash reads a script one complete command
+// line at a time: a line left incomplete by a syntax error never runs,
+// even if some of its statements were whole ("a; if"), while the lines
+// before it have run. So the findings of a line stand once the next line
+// begins; on an error those of the failing line are dropped and the text
+// from its start is reported as Unparsed.
+func (a *analyzer) walkSource(c *code, stdin *input) {
+	top := c.depth == 0
+	if top {
+		a.newLine = true
+	}
+	mark := a.mark()
+	var (
+		committed int // offset of the first line not known to run
+		lineEnd   int // end of the line's statements and heredoc bodies
+		prevEnd   = -1
+		hdocs     []*syntax.Redirect // the line's heredocs
+		queue     []pending
+		err       error
+		walking   bool
+	)
+	// The parser may panic on input it cannot handle: the hook must
+	// answer, and that text is reported as unparsed. A panic in the walk
+	// is a bug of ours and goes on.
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				if walking {
+					panic(r)
+				}
+				err = fmt.Errorf("parser failure: %v", r)
+			}
+		}()
+		// The sequence is drained rather than left with break: the
+		// parser may yield once more after an error, which panics after
+		// a break.
+		for s, serr := range newParser().StmtsSeq(&depthReader{a: a, src: c.src}) {
+			if err != nil {
+				continue
+			}
+			if serr != nil {
+				err = serr
+				continue
+			}
+			walking = true
+			if prevEnd >= 0 && newlineBetween(c.src, prevEnd, int(s.Pos().Offset())) {
+				// The line so far is complete: bash runs it.
+				queue = a.walkReady(c, queue, stdin, true)
+				committed = endOfLine(c.src, lineEnd, hdocs)
+				lineEnd, hdocs = 0, hdocs[:0]
+				mark = a.commit(top)
+			}
+			p := pending{stmt: s, hdocs: heredocsOf(c, s)}
+			hdocs = append(hdocs, p.hdocs...)
+			prevEnd = int(s.End().Offset())
+			lineEnd = max(lineEnd, prevEnd)
+			queue = a.walkReady(c, append(queue, p), stdin, false)
+			walking = false
+		}
+	}()
+	if err != nil && prevEnd >= 0 && lineComplete(c.src, prevEnd, hdocs) {
+		// The error is on a line after the last statement's.
+		a.walkReady(c, queue, stdin, true)
+		committed = endOfLine(c.src, lineEnd, hdocs)
+		mark = a.commit(top)
+	}
+	if err != nil {
+		a.rollback(mark)
+		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
+			Text: c.text(c.src[min(committed, len(c.src)):]), Err: err.Error(), Host: c.host, Via: c.via,
+			Limit: errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge),
+		})
+		return
+	}
+	a.walkReady(c, queue, stdin, true)
+	a.commit(top)
+}
+
+// walkReady walks the statements at the head of queue whose heredoc
+// bodies are read, or all of them when all is set, in order, and returns
+// the rest.
+func (a *analyzer) walkReady(c *code, queue []pending, stdin *input, all bool) []pending {
+	i := 0
+	for ; i < len(queue) && (all || queue[i].ready()); i++ {
+		a.stmt(c, queue[i].stmt, stdin)
+		queue[i] = pending{}
+	}
+	if i == len(queue) {
+		return queue[:0]
+	}
+	return queue[i:]
+}
+
+// heredocsOf returns the heredoc redirections in s.
+func heredocsOf(c *code, s *syntax.Stmt) []*syntax.Redirect {
+	if start, end := int(s.Pos().Offset()), int(s.End().Offset()); start < end && end <= len(c.src) &&
+		!strings.Contains(c.src[start:end], "<<") {
+		return nil
+	}
+	var out []*syntax.Redirect
+	syntax.Walk(s, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			out = append(out, r)
+		}
+		return true
+	})
+	return out
+}
+
+// newlineBetween reports whether src[from:to], the text between two
+// statements, ends a command line: it holds a newline that is not escaped
+// by a backslash (a comment always ends at one).
+func newlineBetween(src string, from, to int) bool {
+	to = min(to, len(src))
+	for i := from; i < to; i++ {
+		switch src[i] {
+		case '\n':
+			return true
+		case '\\':
+			i++
+		case '#':
+			for ; i < to; i++ {
+				if src[i] == '\n' {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// lineComplete reports whether the command line of a statement that ends
+// at end was complete before a syntax error: the bodies of its heredocs
+// are read up to their terminators, or blanks and a comment, then a
+// newline, follow it.
+func lineComplete(src string, end int, hdocs []*syntax.Redirect) bool {
+	read := false
+	for _, r := range hdocs {
+		if r.Hdoc != nil {
+			if _, _, closed := heredocBody(src, r); !closed {
+				// The error is the body's missing end.
+				return false
+			}
+			read = true
+		}
+	}
+	if read {
+		return true
+	}
+	for i := end; i < len(src); i++ {
+		switch src[i] {
+		case ' ', '\t':
+		case '\\':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				i++
+				continue
+			}
+			return false
+		case '\n', '#':
+			return true
+		default:
+			return false
+		}
+	}
+	// The error came at the end of the statement's own line.
+	return false
+}
+
+// endOfLine returns the offset just past the line that ends at end,
+// after the bodies of the line's heredocs.
+func endOfLine(src string, end int, hdocs []*syntax.Redirect) int {
+	for _, r := range hdocs {
+		if r.Hdoc != nil {
+			_, e := heredocRaw(src, r)
+			end = max(end, e)
+		}
+	}
+	end = min(end, len(src))
+	if end > 0 && src[end-1] == '\n' {
+		return end
+	}
+	for i := end; i < len(src); i++ {
+		if src[i] == '\n' {
+			return i + 1
+		}
+	}
+	return len(src)
+}
+
+// outMark is how far the findings of the command line had come.
+type outMark struct{ inv, dyn, unp int }
+
+func (a *analyzer) mark() outMark {
+	return outMark{len(a.out.Invocations), len(a.out.Dynamic), len(a.out.Unparsed)}
+}
+
+// rollback drops the findings made after m.
+func (a *analyzer) rollback(m outMark) {
+	clear(a.out.Invocations[m.inv:])
+	clear(a.out.Dynamic[m.dyn:])
+	clear(a.out.Unparsed[m.unp:])
+	a.out.Invocations = a.out.Invocations[:m.inv]
+	a.out.Dynamic = a.out.Dynamic[:m.dyn]
+	a.out.Unparsed = a.out.Unparsed[:m.unp]
+}
+
+// commit records that the findings so far stand. At the top level they
+// go to visit and the next line starts afresh.
+func (a *analyzer) commit(top bool) outMark {
+	if top {
+		a.flush()
+		a.newLine = true
+	}
+	return a.mark()
+}
+
+// flush hands the findings kept so far to visit.
+func (a *analyzer) flush() {
+	for i := range a.out.Invocations {
+		a.visit(Finding{Invocation: &a.out.Invocations[i]})
+	}
+	for i := range a.out.Dynamic {
+		a.visit(Finding{Dynamic: &a.out.Dynamic[i]})
+	}
+	for i := range a.out.Unparsed {
+		a.visit(Finding{Unparsed: &a.out.Unparsed[i]})
+	}
+	a.rollback(outMark{})
+}
