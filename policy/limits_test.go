@@ -100,9 +100,11 @@ func TestRuleIndexAgrees(t *testing.T) {
 // streams in gives the verdict judging the whole analysis gives.
 func FuzzClassifyCommand(f *testing.F) {
 	p := newPolicy(f, userConfig)
-	for _, ot := range p.tests {
-		if ot.Command != "" {
-			f.Add(ot.Command)
+	for _, set := range p.tests {
+		for _, tc := range set.cases {
+			if tc.Command != "" {
+				f.Add(tc.Command)
+			}
 		}
 	}
 	for _, s := range shapes.All {
