@@ -77,10 +77,10 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(*c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(*t.src)})
 	}
 	for i, s := range p.servers {
 		o := own
@@ -92,9 +92,9 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	for _, w := range p.writes {
 		var cond []string
 		if w.cmd != nil {
-			cond = commandConditions(w.cmd.src)
+			cond = commandConditions(*w.cmd.src)
 		} else {
-			cond = toolConditions(w.tool.src)
+			cond = toolConditions(*w.tool.src)
 		}
 		cond = append(cond, "writes="+list(w.rawGlobs()))
 		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Effect: w.effect(), Reason: w.reason(), Conditions: cond})

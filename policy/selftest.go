@@ -82,8 +82,10 @@ var matrixVariants = []struct {
 // quoted as data and run as code.
 func (p *Policy) SelfTest() []TestResult {
 	var out []TestResult
-	for _, t := range p.tests {
-		out = append(out, p.runTest(t))
+	for _, set := range p.tests {
+		for _, t := range set.cases {
+			out = append(out, p.runTest(originTest{t, set.origin}))
+		}
 	}
 	for _, r := range p.commands {
 		if r.src.Effect != Deny && r.src.Effect != Protect {
