@@ -42,11 +42,19 @@ type Event struct {
 	// mcp is set when the host's tool name leaves an MCP server name to be
 	// read against the config's servers; see ResolveServers.
 	mcp *mcpTool
+	// decoded marks an event Decode made, whose ToolInput is valid JSON.
+	decoded bool
+	// raw is the event as Decode read it.
+	raw []byte
 }
+
+// Raw returns the event as the host wrote it, for an event Decode read;
+// nil for an event made otherwise.
+func (e *Event) Raw() []byte { return e.raw }
 
 // Call returns the part of the event the policy judges.
 func (e *Event) Call() policy.Call {
-	return policy.Call{Tool: e.ToolName, Input: e.ToolInput, Cwd: e.Cwd}
+	return policy.Call{Tool: e.ToolName, Input: e.ToolInput, Cwd: e.Cwd, InputValid: e.decoded}
 }
 
 // ErrTooLarge is returned by Decode for an event over MaxEventSize bytes.
@@ -101,6 +109,15 @@ type claudeEvent struct {
 	ToolUseID      string          `json:"tool_use_id"`
 }
 
+// fields are ce's fields by their keys, for decodeFlat.
+func (ce *claudeEvent) fields() map[string]flatField {
+	return map[string]flatField{
+		"session_id": {str: &ce.SessionID}, "transcript_path": {str: &ce.TranscriptPath}, "cwd": {str: &ce.Cwd},
+		"permission_mode": {str: &ce.PermissionMode}, "hook_event_name": {str: &ce.HookEventName},
+		"tool_name": {str: &ce.ToolName}, "tool_input": {raw: &ce.ToolInput}, "tool_use_id": {str: &ce.ToolUseID},
+	}
+}
+
 // Decode reads one PreToolUse event of host h from r, which must hold
 // exactly one JSON object and nothing else but white space.
 //
@@ -121,7 +138,13 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	if len(data) > MaxEventSize {
 		return nil, ErrTooLarge
 	}
-	return decodeHost(h, data)
+	ev, err := decodeHost(h, data)
+	if err != nil {
+		return nil, err
+	}
+	// Every host's ToolInput comes out of json.Unmarshal or json.Valid.
+	ev.decoded, ev.raw = true, data
+	return ev, nil
 }
 
 // claudeFields are the keys of claudeEvent, which checkFieldNames reads
@@ -131,8 +154,10 @@ var claudeFields = []string{"session_id", "transcript_path", "cwd", "permission_
 
 func decodeClaude(data []byte) (*Event, error) {
 	var ce claudeEvent
-	if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
-		return nil, err
+	if !decodeFlat(data, ce.fields()) {
+		if err := unmarshalEvent(data, &ce, claudeFields...); err != nil {
+			return nil, err
+		}
 	}
 	switch ce.HookEventName {
 	case preToolUse:

@@ -5,43 +5,42 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonscan"
 )
 
-// checkFieldNames reads the top-level JSON object in data and rejects a key
-// that differs from one of known only in case, and a known key given twice.
+// checkFieldNames reads the top-level JSON object in data, which
+// json.Unmarshal has accepted, and rejects a key that differs from one of
+// known only in case, and a known key given twice.
 //
 // encoding/json matches keys case-insensitively and keeps the last of
 // duplicates, so without this check {"tool_name":"Read","Tool_Name":"Bash"}
 // would be judged as one tool and run as another by a host that reads keys
-// exactly. Data that is not an object is left to json.Unmarshal to report.
+// exactly. The keys are read by jsonscan, which skips the values quickly:
+// data is valid JSON, and may hold a tool input of megabytes.
 func checkFieldNames(data []byte, known ...string) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil
-	}
 	seen := make(map[string]bool, len(known))
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil
+	var err error
+	jsonscan.Keys(data, func(k jsonscan.Key) bool {
+		if k.Object != 0 {
+			return true // a key inside a value
 		}
-		key, _ := t.(string)
-		for _, k := range known {
+		for _, name := range known {
 			switch {
-			case key == k && seen[k]:
-				return &MalformedError{Reason: fmt.Sprintf("%s is given twice", quoteKey(k))}
-			case key == k:
-				seen[k] = true
-			case strings.EqualFold(key, k):
-				return &MalformedError{Reason: fmt.Sprintf("unknown field %s (keys are case-sensitive: %s)", quoteKey(key), k)}
+			case k.Name == name && seen[name]:
+				err = &MalformedError{Reason: fmt.Sprintf("%s is given twice", quoteKey(name))}
+			case k.Name == name:
+				seen[name] = true
+			case strings.EqualFold(k.Name, name):
+				err = &MalformedError{Reason: fmt.Sprintf("unknown field %s (keys are case-sensitive: %s)", quoteKey(k.Name), name)}
+			}
+			if err != nil {
+				return false
 			}
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil
-		}
-	}
-	return nil
+		return true
+	})
+	return err
 }
 
 // quoteKey quotes a key for an error message, cut short: keys come from the

@@ -117,10 +117,13 @@ func TestDecode(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Decode: %v", err)
 			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("Decode:\n got %+v\nwant %+v", got, tt.want)
+			// A decoded event vouches for its input's JSON.
+			want := *tt.want
+			want.decoded, want.raw = true, []byte(tt.in)
+			if !reflect.DeepEqual(got, &want) {
+				t.Errorf("Decode:\n got %+v\nwant %+v", got, &want)
 			}
-			wantCall := policy.Call{Tool: tt.want.ToolName, Input: tt.want.ToolInput, Cwd: tt.want.Cwd}
+			wantCall := policy.Call{Tool: tt.want.ToolName, Input: tt.want.ToolInput, Cwd: tt.want.Cwd, InputValid: true}
 			if call := got.Call(); !reflect.DeepEqual(call, wantCall) {
 				t.Errorf("Call() = %+v, want %+v", call, wantCall)
 			}

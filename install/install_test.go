@@ -202,6 +202,54 @@ func TestInstallUpdatesInPlace(t *testing.T) {
 	}
 }
 
+// TestInstallHookFront checks that with rewind-hook beside rewind the host
+// runs the front, that it replaces rewind hook in place (and back), and
+// that uninstall finds it.
+func TestInstallHookFront(t *testing.T) {
+	for _, host := range []hostio.Host{hostio.Claude, hostio.Codex} {
+		t.Run(string(host), func(t *testing.T) {
+			env := testEnv(t)
+			o := Options{Host: host, Scope: DefaultScope(host), Env: env, Binary: "/b/rewind"}
+			res := install(t, o)
+			settings := res.Changes[0].Path
+			o.HookBinary = "/b/rewind-hook"
+			install(t, o)
+			got := readFile(t, settings)
+			want := `"command": "/b/rewind-hook"`
+			if host != hostio.Claude {
+				want = `"command": "/b/rewind-hook --host ` + string(host) + `"`
+			}
+			if !strings.Contains(got, want) || strings.Contains(got, "/b/rewind hook") || strings.Count(got, "rewind-hook") != 1 {
+				t.Errorf("settings after installing the front, want %s once:\n%s", want, got)
+			}
+			found, errs := Find(env)
+			if len(errs) != 0 || len(found) == 0 || found[0].Binary != "/b/rewind-hook" {
+				t.Errorf("Find = %+v, %v; want the front", found, errs)
+			}
+			o.HookBinary = ""
+			install(t, o)
+			if got := readFile(t, settings); strings.Contains(got, "rewind-hook") {
+				t.Errorf("the front stayed after installing without it:\n%s", got)
+			}
+			o.HookBinary = "/b/rewind-hook"
+			install(t, o)
+			rm, err := PlanRemove(o)
+			if err != nil || len(rm.Changes) == 0 {
+				t.Fatalf("uninstall: %v, %+v", err, rm)
+			}
+			for _, c := range rm.Changes {
+				if strings.Contains(string(c.New), "rewind-hook") {
+					t.Errorf("uninstall left the front in %s:\n%s", c.Path, c.New)
+				}
+			}
+			o.HookBinary = "/b/rewinder"
+			if _, err := Plan(o); err == nil {
+				t.Errorf("a hook binary not named rewind-hook was accepted")
+			}
+		})
+	}
+}
+
 func TestInstallRefusesBrokenSettings(t *testing.T) {
 	env := testEnv(t)
 	settings := filepath.Join(env.Dir, ".claude", "settings.json")
@@ -333,6 +381,10 @@ func TestRewindHook(t *testing.T) {
 		{"/usr/local/bin/rewind mcp", "", false},
 		{"/usr/bin/rewinder hook", "", false},
 		{"echo rewind hook", "", false},
+		{"/usr/local/bin/rewind-hook", "/usr/local/bin/rewind-hook", true},
+		{"'/Users/a b/go/bin/rewind-hook' --host codex", "/Users/a b/go/bin/rewind-hook", true},
+		{`"C:\Program Files\rewind\rewind-hook.exe" --host copilot`, `C:\Program Files\rewind\rewind-hook.exe`, true},
+		{"/usr/bin/rewind-hooks", "", false},
 	}
 	for _, tt := range tests {
 		bin, ok := RewindHook(tt.cmd)
@@ -342,6 +394,9 @@ func TestRewindHook(t *testing.T) {
 	}
 	if got := hookCommand("/Users/a b/rewind", hostio.Claude); got != `'/Users/a b/rewind' hook` {
 		t.Errorf("hookCommand quoted %s", got)
+	}
+	if got := hookCommand("/Users/a b/rewind-hook", hostio.Codex); got != `'/Users/a b/rewind-hook' --host codex` {
+		t.Errorf("hookCommand of the front: %s", got)
 	}
 }
 

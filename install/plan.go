@@ -24,6 +24,10 @@ type Options struct {
 	Env   Env
 	// Binary is the absolute path of the rewind binary the host runs.
 	Binary string
+	// HookBinary, when set, is the absolute path of rewind-hook, the
+	// light hook front installed beside Binary: the hook then runs it
+	// rather than `Binary hook`, and starts faster (docs/performance.md).
+	HookBinary string
 	// Config is the effective config: its hook.budget sets the hook's
 	// timeout, its [[tool]] rules widen the matcher. Nil means the defaults.
 	Config *policy.Config
@@ -66,9 +70,13 @@ func HookTimeout(budget time.Duration) time.Duration {
 	return time.Duration(math.Ceil(budget.Seconds()))*time.Second + 30*time.Second
 }
 
-// hookCommand is the command line of rewind's hook for host h.
+// hookCommand is the command line of rewind's hook for host h: bin hook,
+// or the front bin alone.
 func hookCommand(bin string, h hostio.Host) string {
-	c := shellQuote(bin) + " hook"
+	c := shellQuote(bin)
+	if !isHookFront(bin) {
+		c += " hook"
+	}
 	if h != hostio.Claude {
 		c += " --host " + string(h)
 	}
@@ -92,6 +100,13 @@ func PlanRemove(o Options) (*Result, error) {
 func plan(o Options, add bool) (*Result, error) {
 	if !filepath.IsAbs(o.Binary) && add {
 		return nil, fmt.Errorf("the rewind binary %q is not an absolute path", o.Binary)
+	}
+	hookBin := o.Binary
+	if o.HookBinary != "" {
+		if !filepath.IsAbs(o.HookBinary) || !isHookFront(o.HookBinary) {
+			return nil, fmt.Errorf("the hook binary %q is not the absolute path of rewind-hook", o.HookBinary)
+		}
+		hookBin = o.HookBinary
 	}
 	cfg := o.Config
 	if cfg == nil {
@@ -125,7 +140,7 @@ func plan(o Options, add bool) (*Result, error) {
 			return nil, err
 		}
 		if add {
-			err = t.hooks.install(f.root, o.Binary, HookTimeout(cfg.Hook.Budget))
+			err = t.hooks.install(f.root, hookBin, HookTimeout(cfg.Hook.Budget))
 		} else {
 			f.removed, err = t.hooks.uninstall(f.root)
 		}
@@ -386,11 +401,14 @@ func (hf *hookFile) ours(raw json.RawMessage) (*object, bool) {
 	return e, ok
 }
 
-// RewindHook reports whether the command line cmd runs `rewind hook`, and
-// returns the binary it names.
+// RewindHook reports whether the command line cmd runs `rewind hook` or
+// rewind-hook, and returns the binary it names.
 func RewindHook(cmd string) (bin string, ok bool) {
 	words := shellWords(cmd)
-	if len(words) < 2 || words[1] != "hook" || !isRewindBinary(words[0]) {
+	switch {
+	case len(words) >= 1 && isHookFront(words[0]):
+	case len(words) >= 2 && words[1] == "hook" && isRewindBinary(words[0]):
+	default:
 		return "", false
 	}
 	return words[0], true
@@ -400,6 +418,12 @@ func RewindHook(cmd string) (bin string, ok bool) {
 func isRewindBinary(path string) bool {
 	base := filepath.Base(strings.ReplaceAll(path, `\`, "/"))
 	return base == "rewind" || strings.EqualFold(base, "rewind.exe")
+}
+
+// isHookFront reports whether path names rewind-hook, the light hook front.
+func isHookFront(path string) bool {
+	base := filepath.Base(strings.ReplaceAll(path, `\`, "/"))
+	return base == "rewind-hook" || strings.EqualFold(base, "rewind-hook.exe")
 }
 
 // mcpEntry is the MCP server entry that runs `rewind mcp`.

@@ -126,4 +126,21 @@ func TestPluginScriptWithoutBinary(t *testing.T) {
 	if err != nil || string(out) != "fake rewind version\n" {
 		t.Errorf("launcher with a binary: %q, %v", out, err)
 	}
+
+	// The hook runs rewind-hook, the light front, when it sits beside
+	// rewind, with the hook's flags; other commands still run rewind.
+	if err := os.WriteFile(filepath.Join(bin, "rewind-hook"), []byte("#!/bin/sh\necho \"fake rewind-hook $*\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for args, want := range map[string]string{
+		"hook --host codex": "fake rewind-hook --host codex\n",
+		"version":           "fake rewind version\n",
+	} {
+		cmd = exec.Command(sh, append([]string{script}, strings.Fields(args)...)...)
+		cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home}
+		out, err = cmd.Output()
+		if err != nil || string(out) != want {
+			t.Errorf("launcher %s with the front: %q, %v; want %q", args, out, err, want)
+		}
+	}
 }

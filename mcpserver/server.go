@@ -106,7 +106,7 @@ var errNoZerto = errors.New("no Zerto configured: set [zerto] url in the config,
 // zerto returns a client for the config's ZVM, with the REWIND_ZVM_*
 // variables applied as the hook applies them.
 func (s *Server) zerto(cfg *policy.Config) (*zvm.Client, error) {
-	zo, err := cfg.Zerto.ZVMOptions(s.o.Getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, s.o.Getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -154,10 +155,14 @@ func tables(v any) []map[string]any {
 	return out
 }
 
+// The expressions of the loose reading are compiled on first use: only a
+// broken config needs them, and the hook must not pay for them on every call.
 var (
-	headerRE = regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_."' -]*?)\s*\]?\]`)
-	keyRE    = regexp.MustCompile(`(?:^|[\s{,])(match|name|cmdlets)\s*=\s*(.*)$`)
-	quotedRE = regexp.MustCompile(`"((?:[^"\\]|\\.)*)"?|'([^']*)'?`)
+	headerRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^\s*\[\[?\s*([A-Za-z0-9_."' -]*?)\s*\]?\]`)
+	})
+	keyRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s{,])(match|name|cmdlets)\s*=\s*(.*)$`) })
+	quotedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`"((?:[^"\\]|\\.)*)"?|'([^']*)'?`) })
 )
 
 // fromLines reads rules out of a file that is not valid TOML.
@@ -176,13 +181,13 @@ func (l *loose) fromLines(text string) {
 		}
 	}
 	for _, line := range strings.Split(text, "\n") {
-		if h := headerRE.FindStringSubmatch(line); h != nil && !strings.Contains(line, "=") {
+		if h := headerRE().FindStringSubmatch(line); h != nil && !strings.Contains(line, "=") {
 			end()
 			table = strings.Trim(h[1], `"' `)
 			found = table != "command" && table != "tool"
 			continue
 		}
-		k := keyRE.FindStringSubmatch(line)
+		k := keyRE().FindStringSubmatch(line)
 		if k == nil {
 			continue
 		}
@@ -223,7 +228,7 @@ func (l *loose) fromLines(text string) {
 // open), else the bare text up to a comment.
 func looseValues(rest string) []string {
 	var out []string
-	for _, q := range quotedRE.FindAllStringSubmatch(rest, -1) {
+	for _, q := range quotedRE().FindAllStringSubmatch(rest, -1) {
 		v := q[1] + q[2]
 		v = strings.ReplaceAll(v, `\"`, `"`)
 		if strings.TrimSpace(v) != "" {

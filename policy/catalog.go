@@ -84,10 +84,10 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Family: c.src.Family, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(c.src)})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Family: c.src.Family, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(*c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Family: t.src.Family, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(t.src)})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Family: t.src.Family, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(*t.src)})
 	}
 	for i, s := range p.servers {
 		o := own
@@ -100,9 +100,9 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 		var cond []string
 		var family string
 		if w.cmd != nil {
-			cond, family = commandConditions(w.cmd.src), w.cmd.src.Family
+			cond, family = commandConditions(*w.cmd.src), w.cmd.src.Family
 		} else {
-			cond, family = toolConditions(w.tool.src), w.tool.src.Family
+			cond, family = toolConditions(*w.tool.src), w.tool.src.Family
 		}
 		cond = append(cond, "writes="+list(w.rawGlobs()))
 		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Family: family, Effect: w.effect(), Reason: w.reason(), Conditions: cond})

@@ -89,7 +89,8 @@ func viaSSH(via []string) bool {
 
 // commandRule is a CommandRule compiled for matching.
 type commandRule struct {
-	src     CommandRule
+	// src is the rule as its config has it, shared, never changed.
+	src     *CommandRule
 	label   string // Verdict.Rule
 	words   []string
 	cmdlets []string // lower case
@@ -99,7 +100,7 @@ type commandRule struct {
 	split   string
 }
 
-func compileCommand(r CommandRule, origin string) (*commandRule, error) {
+func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
 	c := &commandRule{src: r, on: r.On, split: r.TargetSplit}
 	if c.on == "" {
 		c.on = "any"

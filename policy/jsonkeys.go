@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonscan"
 )
 
 // maxKeyDepth bounds the nesting ambiguousKey follows; encoding/json
@@ -91,6 +93,30 @@ func ambiguousKey(raw []byte) string {
 			valueDone()
 		}
 	}
+}
+
+// foldedKeys reports whether an object of the valid JSON raw holds two
+// keys that fold alike (see ambiguousKey), reading the keys with jsonscan,
+// which skips the values quickly: a look that costs little on an input of
+// megabytes before ambiguousKey, which reads every value, says which.
+func foldedKeys(raw []byte) bool {
+	seen := map[int]map[string]bool{}
+	found := false
+	jsonscan.Keys(raw, func(k jsonscan.Key) bool {
+		keys := seen[k.Object]
+		if keys == nil {
+			keys = map[string]bool{}
+			seen[k.Object] = keys
+		}
+		f := foldKey(k.Name)
+		if keys[f] {
+			found = true
+			return false
+		}
+		keys[f] = true
+		return true
+	})
+	return found
 }
 
 // foldKey folds a key the way encoding/json compares keys, Unicode simple

@@ -70,6 +70,10 @@ func FuzzAmbiguousKey(f *testing.F) {
 		if json.Unmarshal(data, &v) != nil {
 			return
 		}
+		// The quick look Classify takes first agrees on every valid input.
+		if foldedKeys(data) != (got != "") {
+			t.Fatalf("foldedKeys(%q) = %v, but ambiguousKey = %q", data, foldedKeys(data), got)
+		}
 		// A decoded map keeps keys that differ in case apart (and the
 		// last of keys written alike): it holds two that fold alike
 		// exactly when the keys differ only in case somewhere.
@@ -102,4 +106,34 @@ func foldedPair(v any) bool {
 		}
 	}
 	return false
+}
+
+// FuzzShellCommand checks that the quick read of a valid input's command
+// (jsonscan) gives what decoding the input gives.
+func FuzzShellCommand(f *testing.F) {
+	for _, s := range []string{
+		`{"command":"ls -la"}`,
+		`{"command":["git","commit","-m","a b"]}`,
+		`{"description":"x","command":"a\nb \"q\" \u00e9 \ud800"}`,
+		`{"command":"first","command":"last"}`,
+		`{"Command":"ls"}`,
+		`{"nested":{"command":"no"},"command":"yes"}`,
+		`{"command":null}`,
+		`{"command":[]}`,
+		`null`,
+		`["command"]`,
+		` {"command":"spaced"} `,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) {
+			return
+		}
+		quick, qerr := shellCommand(data, true)
+		slow, serr := shellCommand(data, false)
+		if quick != slow || (qerr == nil) != (serr == nil) || qerr != nil && qerr.Error() != serr.Error() {
+			t.Fatalf("shellCommand(%q): quick %q, %v; decoded %q, %v", data, quick, qerr, slow, serr)
+		}
+	})
 }

@@ -78,15 +78,17 @@ func TestRuleIndexAgrees(t *testing.T) {
 	full := *p
 	full.byName = nil
 	n := 0
-	for _, ot := range p.tests {
-		cmd := ot.Command
-		if cmd == "" {
-			continue
-		}
-		n++
-		got, want := p.ClassifyCommand(cmd), full.ClassifyCommand(cmd)
-		if got.Effect != want.Effect || got.Rule != want.Rule || got.Reason != want.Reason || !slices.Equal(got.Targets, want.Targets) {
-			t.Errorf("%q: indexed %v %s %v, in order %v %s %v", cmd, got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
+	for _, set := range p.tests {
+		for _, tc := range set.cases {
+			cmd := tc.Command
+			if cmd == "" {
+				continue
+			}
+			n++
+			got, want := p.ClassifyCommand(cmd), full.ClassifyCommand(cmd)
+			if got.Effect != want.Effect || got.Rule != want.Rule || got.Reason != want.Reason || !slices.Equal(got.Targets, want.Targets) {
+				t.Errorf("%q: indexed %v %s %v, in order %v %s %v", cmd, got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
+			}
 		}
 	}
 	if n < 50 {
@@ -98,9 +100,11 @@ func TestRuleIndexAgrees(t *testing.T) {
 // streams in gives the verdict judging the whole analysis gives.
 func FuzzClassifyCommand(f *testing.F) {
 	p := newPolicy(f, userConfig)
-	for _, ot := range p.tests {
-		if ot.Command != "" {
-			f.Add(ot.Command)
+	for _, set := range p.tests {
+		for _, tc := range set.cases {
+			if tc.Command != "" {
+				f.Add(tc.Command)
+			}
 		}
 	}
 	for _, s := range shapes.All {

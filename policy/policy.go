@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/rewind-dev/rewind/internal/jsonscan"
 	"github.com/rewind-dev/rewind/shell"
 )
 
@@ -22,7 +24,7 @@ type Policy struct {
 	unnamed []*commandRule
 	tools   []*toolRule
 	servers []string
-	tests   []originTest
+	tests   []testSet
 	// valueOpts are the options that take a separate value, per command.
 	valueOpts map[string][]string
 	// aliases are the subcommand aliases, per command.
@@ -39,6 +41,13 @@ type Policy struct {
 	tighten []*Policy
 	// tightens marks such a policy: it turns no catalog family off.
 	tightens bool
+}
+
+// testSet is the [[test]] cases of one config file, kept as the file has
+// them: only SelfTest reads them, and the hook builds a policy per call.
+type testSet struct {
+	cases  []TestCase
+	origin string
 }
 
 type originTest struct {
@@ -175,7 +184,8 @@ type subAlias struct{ from, to []string }
 // compile compiles the rules of one config file.
 func compile(cfg *Config, origin string) (*Policy, error) {
 	p := &Policy{cfg: cfg, valueOpts: cfg.ValueOptions}
-	for i, r := range cfg.Commands {
+	for i := range cfg.Commands {
+		r := &cfg.Commands[i]
 		c, err := compileCommand(r, origin)
 		if err != nil {
 			return nil, fmt.Errorf("%s: command rule %d: %w", originName(cfg), i+1, err)
@@ -187,7 +197,8 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 		}
 		p.commands = append(p.commands, c)
 	}
-	for _, r := range cfg.Tools {
+	for i := range cfg.Tools {
+		r := &cfg.Tools[i]
 		t := compileTool(r, origin)
 		if len(r.Writes) > 0 {
 			t.label = writeLabel(origin, r.Name, "tool")
@@ -199,8 +210,8 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 	for _, s := range cfg.Servers {
 		p.servers = append(p.servers, s.Name)
 	}
-	for _, t := range cfg.Tests {
-		p.tests = append(p.tests, originTest{t, origin})
+	if len(cfg.Tests) > 0 {
+		p.tests = []testSet{{cfg.Tests, origin}}
 	}
 	return p, nil
 }
@@ -240,13 +251,19 @@ func IsShellTool(name string) bool {
 // An input that holds a key twice in one object, in any case, is asked:
 // the host reads one spelling and a rule could read the other.
 func (p *Policy) Classify(c Call) Verdict {
-	if what := ambiguousKey(c.Input); what != "" {
-		m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
-			Reason: "the tool input is ambiguous: " + what + ", so the host may run another call than the one judged"}
-		return combine([]Match{m})
+	// Valid input, all a host sends, is read by quick scans (see
+	// foldedKeys and shellCommand): an input of megabytes is read a
+	// third as often.
+	valid := c.InputValid || json.Valid(c.Input)
+	if !valid || foldedKeys(c.Input) {
+		if what := ambiguousKey(c.Input); what != "" {
+			m := Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: ambiguousRule,
+				Reason: "the tool input is ambiguous: " + what + ", so the host may run another call than the one judged"}
+			return combine([]Match{m})
+		}
 	}
 	if IsShellTool(c.Tool) {
-		cmd, err := shellCommand(c.Input)
+		cmd, err := shellCommand(c.Input, valid)
 		if err != nil {
 			return Verdict{Effect: Ask, Rule: "tool " + c.Tool, Reason: "cannot read the command: " + err.Error()}
 		}
@@ -287,12 +304,27 @@ func stricter(v, t Verdict) Verdict {
 //
 // The key is read in its exact spelling, as the host reads it: a map, not
 // a struct, whose fields encoding/json matches in any case.
-func shellCommand(input json.RawMessage) (string, error) {
-	var in map[string]json.RawMessage
-	if err := json.Unmarshal(input, &in); err != nil {
-		return "", fmt.Errorf("input is not a JSON object")
+//
+// When the input is known to be valid JSON, an object's "command" is found
+// by jsonscan.Member, which, like the map, takes the last of a key given
+// twice, without decoding the rest of the input.
+func shellCommand(input json.RawMessage, valid bool) (string, error) {
+	var command json.RawMessage
+	if t := bytes.TrimLeft(input, " \t\r\n"); valid && len(t) > 0 && t[0] == '{' {
+		command, _ = jsonscan.Member(input, "command")
+	} else {
+		var in map[string]json.RawMessage
+		if err := json.Unmarshal(input, &in); err != nil {
+			return "", fmt.Errorf("input is not a JSON object")
+		}
+		command = in["command"]
 	}
-	command := in["command"]
+	if valid && len(command) > 0 && command[0] == '"' {
+		// Valid, so String decodes it as json.Unmarshal would, in one pass.
+		if s, ok := jsonscan.String(command); ok {
+			return s, nil
+		}
+	}
 	var s string
 	if json.Unmarshal(command, &s) == nil {
 		return s, nil

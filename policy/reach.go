@@ -287,8 +287,12 @@ func cmdReach(s *subject) (reach, bool) {
 // subjectPositionals returns the positional words of s, with the
 // command's known value options skipped.
 func subjectPositionals(s *subject) []int {
-	return (&commandRule{}).positionals(s)
+	return anyRule.positionals(s)
 }
+
+// anyRule is a rule with no options of its own, for reading a subject's
+// positional words as every such rule does.
+var anyRule = &commandRule{src: &CommandRule{}}
 
 // gcloudReach reads gcloud compute ssh [user@]INSTANCE [--command CMD]
 // [-- SSH-ARGS... [COMMAND]] (dropReleaseTrack has removed alpha or beta).

@@ -82,12 +82,14 @@ var matrixVariants = []struct {
 // command quoted as data and run as code.
 func (p *Policy) SelfTest() []TestResult {
 	var out []TestResult
-	for _, t := range p.tests {
-		// A case of a disabled family goes with its rules.
-		if slices.ContainsFunc(strings.Fields(t.Family), p.disabled) {
-			continue
+	for _, set := range p.tests {
+		for _, t := range set.cases {
+			// A case of a disabled family goes with its rules.
+			if slices.ContainsFunc(strings.Fields(t.Family), p.disabled) {
+				continue
+			}
+			out = append(out, p.runTest(originTest{t, set.origin}))
 		}
-		out = append(out, p.runTest(t))
 	}
 	for _, r := range p.commands {
 		if r.src.Effect == None {

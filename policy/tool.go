@@ -11,14 +11,15 @@ import (
 
 // toolRule is a ToolRule compiled for matching.
 type toolRule struct {
-	src     ToolRule
+	// src is the rule as its config has it, shared, never changed.
+	src     *ToolRule
 	label   string
 	names   []string
 	vmArgs  []string
 	payload []string // lower case
 }
 
-func compileTool(r ToolRule, origin string) *toolRule {
+func compileTool(r *ToolRule, origin string) *toolRule {
 	t := &toolRule{src: r, label: "tool " + r.Name, names: strings.Split(r.Name, "|")}
 	if origin != "" {
 		t.label = origin + ":" + t.label

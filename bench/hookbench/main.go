@@ -1,13 +1,19 @@
 // Command hookbench measures the whole-process cost of one hook call, side
-// by side in one run: rewind hook, the floor (a Go program that only
-// decodes the event: bench/floor), and the anchor guards. Each is started
-// the way an agent host starts a hook, through sh -c with the event on
-// stdin, and the guards take turns on every round, so that the machine's
-// noise falls on all of them alike. It prints medians, 90th percentiles and
-// the ratios that hold when absolute times drift: rewind to the floor, and
-// each anchor to rewind.
+// by side in one run: rewind-hook (the light front that rewind install
+// sets up), rewind hook (the full binary, which protect calls reach and
+// which runs where the front is not installed), the floor (a Go program
+// that only decodes the event: bench/floor), and the anchor guards. Each
+// is started the way an agent host starts a hook, through sh -c with the
+// event on stdin, and the guards take turns on every round, so that the
+// machine's noise falls on all of them alike. It prints medians, 90th
+// percentiles and the ratios that hold when absolute times drift: each
+// program to the floor and to rewind-hook.
 //
-//	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-markdown]
+//	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-compare BIN] [-markdown]
+//
+// -compare adds another build of rewind, run as BIN hook, to measure a
+// change against the build before it. With -markdown it prints the table of docs/performance.md and the README:
+// ratios only, under a line naming the machine.
 //
 // The anchors are bench/anchors/seed_guard.py, a regex guard run with the
 // system python3, and, with -safety-net, the npm guard cc-safety-net
@@ -17,11 +23,9 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/json"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -67,30 +71,37 @@ func main() {
 	python := flag.String("python", "/usr/bin/python3", "the system python3, for seed_guard.py")
 	safetyNet := flag.String("safety-net", "", "the cc-safety-net command, to measure it too")
 	markdown := flag.Bool("markdown", false, "print the table as Markdown, for the README")
+	compare := flag.String("compare", "", "another rewind binary, run as `BIN` hook, to compare with")
 	flag.Parse()
-	if err := run(*n, *python, *safetyNet, *markdown); err != nil {
+	if err := run(*n, *python, *safetyNet, *compare, *markdown); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}
 }
 
-func run(n int, python, safetyNet string, markdown bool) error {
+func run(n int, python, safetyNet, compare string, markdown bool) error {
 	dir, err := os.MkdirTemp("", "hookbench")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	guards, err := build(dir, python, safetyNet)
+	guards, err := build(filepath.Join(dir, "bin"), python, safetyNet, compare)
 	if err != nil {
 		return err
 	}
 	// rewind's state (the audit log of the denied call) and config
-	// discovery stay inside the temporary folder.
-	env := append(os.Environ(), "HOME="+dir, "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir,
-		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=",
+	// discovery stay inside a home of their own: not the folder of the
+	// binaries, where $XDG_CONFIG_HOME/rewind would be the rewind binary, a
+	// broken config.
+	home := filepath.Join(dir, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		return err
+	}
+	env := append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
+		"XDG_CACHE_HOME="+home, "REWIND_STATE_DIR="+filepath.Join(home, "state"), "REWIND_CONFIG=",
 		"REWIND_ZVM_URL=")
 
-	fmt.Printf("%s; %d cores; %s; %d runs per guard and event, interleaved, through sh -c\n\n",
+	fmt.Printf("%s; %d cores; %s; %d runs per program and event, interleaved, through sh -c\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.Version(), n)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', 0)
 	row := func(cells ...string) {
@@ -100,23 +111,30 @@ func run(n int, python, safetyNet string, markdown bool) error {
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
 		}
 	}
-	row("event", "program", "median", "p90", "× floor", "× rewind")
 	if markdown {
-		row("---", "---", "---:", "---:", "---:", "---:")
+		row("event", "program", "median × floor", "p90 × floor", "median × rewind-hook")
+		row("---", "---", "---:", "---:", "---:")
+	} else {
+		row("event", "program", "median", "p90", "× floor", "× rewind-hook", "CPU median")
 	}
 	for _, ev := range events() {
 		file := filepath.Join(dir, "event.json")
 		if err := writeEvent(file, ev.command); err != nil {
 			return err
 		}
+		if err := sameAnswer(guards, file, env); err != nil {
+			return fmt.Errorf("%s: %w", ev.name, err)
+		}
 		times := make([][]time.Duration, len(guards))
+		cpus := make([][]time.Duration, len(guards))
 		for range n {
 			for g := range guards {
-				d, err := once(guards[g].argv, file, env)
+				d, cpu, err := once(guards[g].argv, file, env)
 				if err != nil {
 					return fmt.Errorf("%s on %s: %w", guards[g].name, ev.name, err)
 				}
 				times[g] = append(times[g], d)
+				cpus[g] = append(cpus[g], cpu)
 			}
 		}
 		var floor, rewind time.Duration
@@ -129,18 +147,25 @@ func run(n int, python, safetyNet string, markdown bool) error {
 			}
 		}
 		for g := range guards {
-			m := median(times[g])
-			row(ev.name, guards[g].name, ms(m), ms(pct(times[g], 90)),
-				fmt.Sprintf("%.2f×", float64(m)/float64(floor)), fmt.Sprintf("%.2f×", float64(m)/float64(rewind)))
+			m, p90 := median(times[g]), pct(times[g], 90)
+			if markdown {
+				row(ev.name, guards[g].name, ratio(m, floor), ratio(p90, floor), ratio(m, rewind))
+				continue
+			}
+			row(ev.name, guards[g].name, ms(m), ms(p90), ratio(m, floor), ratio(m, rewind), ms(median(cpus[g])))
 		}
 	}
 	return tw.Flush()
 }
 
-// build compiles the floor and rewind as the README installs rewind:
-// static, without cgo, which spares every run the dynamic loader.
-func build(dir, python, safetyNet string) ([]guard, error) {
-	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}} {
+// build compiles the floor, rewind and rewind-hook as the README installs
+// rewind: static, without cgo, which spares every run the dynamic loader;
+// rewind-hook beside rewind, as go install puts them.
+func build(dir, python, safetyNet, compare string) ([]guard, error) {
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return nil, err
+	}
+	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}, {"rewind-hook", "./cmd/rewind-hook"}} {
 		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stderr = os.Stderr
@@ -150,7 +175,11 @@ func build(dir, python, safetyNet string) ([]guard, error) {
 	}
 	guards := []guard{
 		{name: "floor (decode only)", argv: []string{filepath.Join(dir, "floor")}, floor: true},
-		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}, rewind: true},
+		{name: "rewind-hook", argv: []string{filepath.Join(dir, "rewind-hook")}, rewind: true},
+		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}},
+	}
+	if compare != "" {
+		guards = append(guards, guard{name: compare + " hook", argv: []string{compare, "hook"}})
 	}
 	seed := filepath.Join("bench", "anchors", "seed_guard.py")
 	if _, err := os.Stat(python); err == nil {
@@ -175,21 +204,64 @@ func writeEvent(file, command string) error {
 	return os.WriteFile(file, b, 0o600)
 }
 
-// once runs one guard on one event the way a host does, through sh -c, and
-// returns its wall time. Exit code 2 is a guard's way to block and counts
-// as a run.
-func once(argv []string, eventFile string, env []string) (time.Duration, error) {
+// sameAnswer checks, before anything is measured, that rewind-hook and
+// rewind hook answer the event alike and as they do in use, not with an
+// error (a broken config, say) whose path would be measured instead.
+func sameAnswer(guards []guard, eventFile string, env []string) error {
+	var answers []string
+	for _, g := range guards {
+		if g.floor || !strings.HasPrefix(g.name, "rewind") {
+			continue
+		}
+		out, err := answer(g.argv, eventFile, env)
+		if err != nil {
+			return fmt.Errorf("%s: %w", g.name, err)
+		}
+		if strings.Contains(out, "rewind: ") && strings.Contains(out, "error") {
+			return fmt.Errorf("%s answers with an error: %s", g.name, out)
+		}
+		answers = append(answers, out)
+	}
+	for _, a := range answers[1:] {
+		if a != answers[0] {
+			return fmt.Errorf("rewind-hook and rewind hook answer differently: %q and %q", answers[0], a)
+		}
+	}
+	return nil
+}
+
+// answer runs a guard once and returns what it writes.
+func answer(argv []string, eventFile string, env []string) (string, error) {
 	in, err := os.Open(eventFile)
 	if err != nil {
-		return 0, err
+		return "", err
 	}
 	defer in.Close()
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdin, cmd.Env = in, env
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// once runs one guard on one event the way a host does, through sh -c, and
+// returns its wall time and the CPU time of sh and the guard. Exit code 2 is a guard's way to block and counts
+// as a run. Its output goes to files, not pipes: a pipe would have this
+// process copy it while the guard runs, competing with it for the CPU.
+func once(argv []string, eventFile string, env []string) (wall, cpu time.Duration, err error) {
+	in, err := os.Open(eventFile)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer in.Close()
+	out, err := os.CreateTemp("", "hookbench-out")
+	if err != nil {
+		return 0, 0, err
+	}
+	defer os.Remove(out.Name())
+	defer out.Close()
 	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@"`}, argv...)...)
-	cmd.Stdin = in
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
 	cmd.Env = env
-	var out bytes.Buffer
-	cmd.Stdout = io.Discard
-	cmd.Stderr = &out
 	start := time.Now()
 	err = cmd.Run()
 	d := time.Since(start)
@@ -197,9 +269,10 @@ func once(argv []string, eventFile string, env []string) (time.Duration, error) 
 		err = nil
 	}
 	if err != nil {
-		return 0, fmt.Errorf("%v: %s", err, out.String())
+		msg, _ := os.ReadFile(out.Name())
+		return 0, 0, fmt.Errorf("%v: %s", err, msg)
 	}
-	return d, nil
+	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 }
 
 func cpuModel() string {
@@ -224,5 +297,7 @@ func pct(ds []time.Duration, p int) time.Duration {
 	slices.Sort(s)
 	return s[(len(s)-1)*p/100]
 }
+
+func ratio(d, base time.Duration) string { return fmt.Sprintf("%.2f×", float64(d)/float64(base)) }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/internal/cli"
+	"github.com/rewind-dev/rewind/internal/hookfront"
 	"github.com/rewind-dev/rewind/zvmsim"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -17,7 +18,8 @@ var update = flag.Bool("update", false, "update testscript golden files with the
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"rewind": func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"rewind":      func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"rewind-hook": func() { os.Exit(hookfront.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
 

@@ -133,7 +133,7 @@ func (d *doctor) config(configPath, cwd string) *policy.Config {
 // zerto checks the ZVM: reachable, TLS trusted, credentials accepted. One
 // authenticated request answers all three.
 func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
-	zo, err := cfg.Zerto.ZVMOptions(os.Getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, os.Getenv)
 	if err != nil {
 		d.line(checkFail, "zvm", err.Error(), "correct the variable")
 		return

@@ -6,9 +6,11 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/internal/hookfront"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
 )
@@ -56,7 +58,21 @@ func (f *installFlags) options() (install.Options, error) {
 	if err != nil {
 		return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
 	}
-	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, Config: cfg}, nil
+	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin), Config: cfg}, nil
+}
+
+// hookFront is the path of rewind-hook, the light hook front, when it is
+// installed beside the rewind binary bin (go install .../cmd/...), else "".
+func hookFront(bin string) string {
+	name := hookfront.Name
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	p := filepath.Join(filepath.Dir(bin), name)
+	if fi, err := os.Stat(p); err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 && runtime.GOOS != "windows" {
+		return ""
+	}
+	return p
 }
 
 // selfPath is this binary's absolute path, symbolic links resolved, so that

@@ -14,6 +14,13 @@ import (
 // returns the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
+	if len(args) > 0 && args[0] == "hook" {
+		// The hook runs before every tool call: it is spared building
+		// the other commands, which it cannot reach.
+		root.AddCommand(newHookCmd())
+	} else {
+		addCommands(root)
+	}
 	root.SetArgs(args)
 	err := root.Execute()
 	if err == nil {
@@ -57,6 +64,11 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
+	return root
+}
+
+// addCommands adds every subcommand to root.
+func addCommands(root *cobra.Command) {
 	root.AddCommand(
 		newVersionCmd(),
 		newHookCmd(),
@@ -73,7 +85,6 @@ checkpoint undoes the change. Calls that change nothing pass silently.`,
 		newUICmd(),
 		// Subcommands are added here, one line each.
 	)
-	return root
 }
 
 // hintError is an error with a hint, printed on a line of its own.

@@ -159,7 +159,7 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := cfg.Zerto.ZVMOptions(u.getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, u.getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func (l *lab) recoveryService() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := cfg.Zerto.ZVMOptions(l.getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, l.getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -449,30 +449,3 @@ func (e endlessStdin) Read(p []byte) (int, error) {
 	<-e.done
 	return 0, io.EOF
 }
-
-func TestAnswersWhenStdinNeverEnds(t *testing.T) {
-	old := watchBudget
-	watchBudget = time.Second
-	defer func() { watchBudget = old }()
-	stdin := endlessStdin{done: make(chan struct{})}
-	defer close(stdin.done)
-
-	dir := t.TempDir()
-	var out bytes.Buffer
-	start := time.Now()
-	code := Run(context.Background(), stdin, &out, Options{
-		Host: hostio.Claude,
-		Getenv: func(k string) string {
-			if k == "REWIND_STATE_DIR" {
-				return dir
-			}
-			return ""
-		},
-	})
-	if elapsed := time.Since(start); code != 0 || elapsed > 2*time.Second {
-		t.Fatalf("exit %d after %v", code, elapsed)
-	}
-	if !strings.Contains(out.String(), `"systemMessage":"rewind: no decision within the hook's budget of 1s`) {
-		t.Errorf("stdout %s, want the on_error answer naming the budget", out.String())
-	}
-}

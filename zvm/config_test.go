@@ -1,9 +1,13 @@
-package policy
+package zvm
 
-import "testing"
+import (
+	"testing"
 
-func TestZVMOptions(t *testing.T) {
-	file := ZertoConfig{URL: "https://zvm.lab.local", ClientID: "file-client", ClientSecret: "file-secret", CAFile: "/etc/zvm.pem"}
+	"github.com/rewind-dev/rewind/policy"
+)
+
+func TestConfigOptions(t *testing.T) {
+	file := policy.ZertoConfig{URL: "https://zvm.lab.local", ClientID: "file-client", ClientSecret: "file-secret", CAFile: "/etc/zvm.pem"}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -19,12 +23,12 @@ func TestZVMOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := file.ZVMOptions(func(k string) string { return tt.env[k] })
+			o, err := ConfigOptions(file, func(k string) string { return tt.env[k] })
 			if (err != nil) != tt.wantErr {
-				t.Fatalf("ZVMOptions error %v, want error %v", err, tt.wantErr)
+				t.Fatalf("ConfigOptions error %v, want error %v", err, tt.wantErr)
 			}
 			if o.URL != tt.wantURL || o.ClientID != tt.wantID || o.CAFile != tt.wantCA {
-				t.Errorf("ZVMOptions = %+v", o)
+				t.Errorf("ConfigOptions = %+v", o)
 			}
 			if !tt.wantErr && o.ClientSecret != "file-secret" {
 				t.Errorf("client secret not carried over")
