@@ -1,7 +1,6 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,7 +8,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,31 +23,14 @@ import (
 type lab struct {
 	*testlab.Lab
 	cs     *mcp.ClientSession
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *testlab.Buffer
 }
 
 // newLab starts the test lab and connects a client to a server whose config
 // is the hook section with a short budget, followed by extra TOML.
 func newLab(t *testing.T, extra string) *lab {
 	t.Helper()
-	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra, Hook: hook.Run}), stderr: &syncBuffer{}}
+	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra, Hook: hook.Run}), stderr: &testlab.Buffer{}}
 	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()

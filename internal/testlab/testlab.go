@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/rewind-dev/rewind/audit"
@@ -183,4 +184,23 @@ func ParseAnswer(t testing.TB, stdout string) Answer {
 		}
 	}
 	return a
+}
+
+// Buffer is a bytes.Buffer that goroutines may write while a test reads
+// it, such as a server's stderr.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
