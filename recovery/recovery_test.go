@@ -28,13 +28,6 @@ func newLab(t *testing.T) *lab {
 	return &lab{Lab: tl, svc: &Service{Z: tl.Zerto(t), Log: tl.Log, Poll: 5 * time.Millisecond}}
 }
 
-// call runs command through the real hook, as an agent's Bash call, and
-// returns the audit record of its decision.
-func (l *lab) call(t *testing.T, command string) audit.Record {
-	t.Helper()
-	return l.Call(t, "toolu_01", command)
-}
-
 // protected makes a protected call on vm and returns its record.
 func (l *lab) protected(t *testing.T, vm string) audit.Record {
 	t.Helper()
