@@ -108,24 +108,30 @@ mode "restore" restores the VMs to the checkpoint and commits: everything they w
 	}, s.stopTest)
 }
 
-// service is the recovery layer over the config's ZVM and the audit log.
-func (s *Server) service(ctx context.Context, tool string) (context.Context, context.CancelFunc, *recovery.Service, error) {
+// findPoints returns the recovery layer over the config's ZVM and the audit
+// log, for tool, and the rewind points of the call id names.
+func (s *Server) findPoints(ctx context.Context, tool, id string) (*recovery.Service, []recovery.Point, error) {
 	cfg, err := s.config()
 	if err != nil {
-		return ctx, func() {}, nil, err
+		return nil, nil, err
 	}
 	z, err := s.zerto(cfg)
 	if err != nil {
-		return ctx, func() {}, nil, err
+		return nil, nil, err
 	}
 	dir, err := s.stateDir()
 	if err != nil {
-		return ctx, func() {}, nil, err
+		return nil, nil, err
 	}
 	// A rewind is followed to its end, as rewind undo follows it, however
-	// long Zerto takes; the client's cancellation ends the wait, not
-	// Zerto's task.
-	return ctx, func() {}, &recovery.Service{Z: z, Log: audit.Open(dir), Poll: s.o.Poll, Tool: tool, Warnf: s.warnf}, nil
+	// long Zerto takes, so ctx gets no deadline here: the client's
+	// cancellation ends the wait, not Zerto's task.
+	svc := &recovery.Service{Z: z, Log: audit.Open(dir), Poll: s.o.Poll, Tool: tool, Warnf: s.warnf}
+	points, err := svc.Find(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return svc, points, nil
 }
 
 func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in RewindInput) (*mcp.CallToolResult, RewindOutput, error) {
@@ -134,12 +140,7 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 	if err := exactMode(req.Params.Arguments, in.Mode); err != nil {
 		return nil, RewindOutput{}, err
 	}
-	ctx, cancel, svc, err := s.service(ctx, "zerto_rewind")
-	defer cancel()
-	if err != nil {
-		return nil, RewindOutput{}, err
-	}
-	points, err := svc.Find(ctx, in.ID)
+	svc, points, err := s.findPoints(ctx, "zerto_rewind", in.ID)
 	if err != nil {
 		return nil, RewindOutput{}, err
 	}
@@ -167,12 +168,7 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 }
 
 func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in StopTestInput) (*mcp.CallToolResult, RewindOutput, error) {
-	ctx, cancel, svc, err := s.service(ctx, "zerto_stop_test")
-	defer cancel()
-	if err != nil {
-		return nil, RewindOutput{}, err
-	}
-	points, err := svc.Find(ctx, in.ID)
+	svc, points, err := s.findPoints(ctx, "zerto_stop_test", in.ID)
 	if err != nil {
 		return nil, RewindOutput{}, err
 	}

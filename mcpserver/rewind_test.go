@@ -17,9 +17,9 @@ import (
 // audit id: a rewind point.
 func protectedCall(t *testing.T, l *lab, vm string) string {
 	t.Helper()
-	useID := fmt.Sprintf("call-%s-%d", vm, len(l.log(t)))
+	useID := fmt.Sprintf("call-%s-%d", vm, len(l.Records(t)))
 	l.hook(t, useID, "Bash", map[string]any{"command": "govc vm.power -off -vm " + vm})
-	recs := l.log(t)
+	recs := l.Records(t)
 	i := slices.IndexFunc(recs, func(r audit.Record) bool { return r.ToolUseID == useID })
 	if i < 0 || recs[i].Decision != audit.DecisionProtected {
 		t.Fatalf("log %+v: no protected call on %s", recs, vm)
@@ -43,8 +43,8 @@ func TestRewindTestAndStop(t *testing.T) {
 		out.Results[0].RecoverySite != "DR" || out.Results[0].Task == "" {
 		t.Errorf("test: %+v", out)
 	}
-	if !strings.Contains(text, "zerto_stop_test") || l.sim.Count("failoverTest") != 1 {
-		t.Errorf("test: %q, %d failover tests", text, l.sim.Count("failoverTest"))
+	if !strings.Contains(text, "zerto_stop_test") || l.Sim.Count("failoverTest") != 1 {
+		t.Errorf("test: %q, %d failover tests", text, l.Sim.Count("failoverTest"))
 	}
 	// The task is Zerto's, and zerto_task shows it.
 	var task TaskOutput
@@ -69,7 +69,7 @@ func TestRewindTestAndStop(t *testing.T) {
 	}
 
 	var decisions []string
-	for _, r := range l.log(t) {
+	for _, r := range l.Records(t) {
 		if r.Tool == "zerto_rewind" || r.Tool == "zerto_stop_test" {
 			decisions = append(decisions, r.Decision)
 			if r.Rewinds != id {
@@ -102,11 +102,11 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 		{"id": id, "mode": "restore"},
 		{"id": id, "mode": "restore", "confirm": false},
 	} {
-		before := len(l.sim.Requests())
+		before := len(l.Sim.Requests())
 		var out RewindOutput
 		text, isErr := l.call(t, "zerto_rewind", args, &out)
-		if n := len(l.sim.Requests()) - before; n != 0 {
-			t.Errorf("%v: %d requests reached Zerto: %+v", args, n, l.sim.Requests()[before:])
+		if n := len(l.Sim.Requests()) - before; n != 0 {
+			t.Errorf("%v: %d requests reached Zerto: %+v", args, n, l.Sim.Requests()[before:])
 		}
 		if !isErr || !out.Refused || !strings.Contains(text, "Zerto was not asked to restore anything") {
 			t.Errorf("%v: %q %+v, want a refusal", args, text, out)
@@ -122,7 +122,7 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 			t.Errorf("%v: lost calls %q, want %s and %s", args, lost, id, later)
 		}
 	}
-	if n := l.sim.Count("restore"); n != 0 {
+	if n := l.Sim.Count("restore"); n != 0 {
 		t.Fatalf("%d restores before the confirmed one", n)
 	}
 
@@ -131,8 +131,8 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 	if isErr || len(out.Results) != 1 || out.Results[0].State != "Completed" || !strings.Contains(text, "restored to checkpoint") {
 		t.Fatalf("restore: %q %+v", text, out)
 	}
-	if l.sim.Count("restore") != 1 || l.sim.Count("restoreCommit") != 1 {
-		t.Errorf("%d restores, %d commits; want one each", l.sim.Count("restore"), l.sim.Count("restoreCommit"))
+	if l.Sim.Count("restore") != 1 || l.Sim.Count("restoreCommit") != 1 {
+		t.Errorf("%d restores, %d commits; want one each", l.Sim.Count("restore"), l.Sim.Count("restoreCommit"))
 	}
 }
 
@@ -153,7 +153,7 @@ func TestRewindMode(t *testing.T) {
 			t.Errorf("%v: ran: %s", args, text)
 		}
 	}
-	if n := l.sim.Count("restore") + l.sim.Count("failoverTest"); n != 0 {
+	if n := l.Sim.Count("restore") + l.Sim.Count("failoverTest"); n != 0 {
 		t.Errorf("%d rewinds reached Zerto", n)
 	}
 	for _, tt := range []struct{ id, want string }{
@@ -191,7 +191,7 @@ func TestRewindProgress(t *testing.T) {
 		},
 	})
 	ct, st := mcp.NewInMemoryTransports()
-	srv := New(Options{Dir: l.dir, Getenv: l.getenv, Poll: l.pollForTest()})
+	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Poll: l.pollForTest()})
 	ss, err := srv.MCP().Connect(context.Background(), st, nil)
 	if err != nil {
 		t.Fatal(err)

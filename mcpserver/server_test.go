@@ -1,79 +1,37 @@
 package mcpserver
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// lab is a simulator, a config and a client session with the server.
+// lab is the shared test lab and a client session with the server.
 type lab struct {
-	sim    *zvmsim.TestServer
-	vars   map[string]string
-	dir    string
+	*testlab.Lab
 	cs     *mcp.ClientSession
-	stderr *syncBuffer
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *testlab.Buffer
 }
 
 // newLab starts the test lab and connects a client to a server whose config
 // is the hook section with a short budget, followed by extra TOML.
 func newLab(t *testing.T, extra string) *lab {
 	t.Helper()
-	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := zvmsim.NewTestServer(t, sc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rewind.toml")
-	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"3s\"\n"+extra), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The token cache lives in the user cache folder, which zvm finds from
-	// the process environment.
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	l := &lab{sim: sim, dir: dir, stderr: &syncBuffer{}, vars: map[string]string{
-		"REWIND_CONFIG":            cfg,
-		"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
-		"REWIND_ZVM_URL":           sim.URL,
-		"REWIND_ZVM_CLIENT_ID":     "rewind",
-		"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
-		"HOME":                     dir,
-	}}
-	srv := New(Options{Dir: dir, Getenv: l.getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
+	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra, Hook: hook.Run}), stderr: &testlab.Buffer{}}
+	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
@@ -92,8 +50,6 @@ func newLab(t *testing.T, extra string) *lab {
 	l.cs = cs
 	return l
 }
-
-func (l *lab) getenv(k string) string { return l.vars[k] }
 
 // pollForTest is how often the tests' servers poll Zerto's tasks.
 func (l *lab) pollForTest() time.Duration { return 5 * time.Millisecond }
@@ -124,39 +80,12 @@ func (l *lab) call(t *testing.T, name string, args any, out any) (text string, i
 	return b.String(), res.IsError
 }
 
-func (l *lab) log(t *testing.T) []audit.Record {
-	t.Helper()
-	recs, err := audit.Open(l.vars["REWIND_STATE_DIR"]).Read(audit.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
-}
-
 // hook runs the PreToolUse hook on a call, as the host would when the call
 // is made.
 func (l *lab) hook(t *testing.T, id, tool string, input any) (permission, text string) {
 	t.Helper()
-	ev, _ := json.Marshal(map[string]any{
-		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": id, "cwd": l.dir,
-		"tool_name": tool, "tool_input": input,
-	})
-	var out bytes.Buffer
-	hook.Run(context.Background(), bytes.NewReader(ev), &out, hook.Options{Host: hostio.Claude, Getenv: l.getenv})
-	if out.Len() == 0 {
-		return "", ""
-	}
-	var a struct {
-		HookSpecificOutput struct {
-			PermissionDecision       string `json:"permissionDecision"`
-			PermissionDecisionReason string `json:"permissionDecisionReason"`
-			AdditionalContext        string `json:"additionalContext"`
-		} `json:"hookSpecificOutput"`
-	}
-	if err := json.Unmarshal(out.Bytes(), &a); err != nil {
-		t.Fatalf("hook output %q: %v", out.String(), err)
-	}
-	h := a.HookSpecificOutput
+	out, _, _ := l.Hook(testlab.Event(id, l.Dir, tool, input))
+	h := testlab.ParseAnswer(t, out).HookSpecificOutput
 	return h.PermissionDecision, h.PermissionDecisionReason + h.AdditionalContext
 }
 
@@ -260,7 +189,7 @@ func TestCheckAgreesWithHook(t *testing.T) {
 					t.Errorf("reason %q (text %q) lacks %q", out.Reason, text, w)
 				}
 			}
-			recs := l.log(t)
+			recs := l.Records(t)
 			if tt.logged != (len(recs) == 1) || len(recs) > 1 {
 				t.Fatalf("logged %+v, want a rewind point: %v", recs, tt.logged)
 			}
@@ -374,7 +303,7 @@ func TestTagAndListCheckpoints(t *testing.T) {
 		t.Fatalf("tag %+v", tag)
 	}
 	cp := tag.Checkpoints[0]
-	if recs := l.log(t); len(recs) != 1 || recs[0].ID != tag.AuditID || recs[0].Decision != audit.DecisionCheckpoint {
+	if recs := l.Records(t); len(recs) != 1 || recs[0].ID != tag.AuditID || recs[0].Decision != audit.DecisionCheckpoint {
 		t.Errorf("log %+v", recs)
 	}
 
@@ -451,8 +380,8 @@ func TestTagOutcomes(t *testing.T) {
 			if isErr != tt.isError || !strings.Contains(text, tt.want) {
 				t.Errorf("%q (error %v), want %q (error %v)", text, isErr, tt.want, tt.isError)
 			}
-			if tt.name == "pending" && (out.Outcome != "pending" || out.Expected == "" || len(l.log(t)) != 1) {
-				t.Errorf("pending: %+v, log %+v", out, l.log(t))
+			if tt.name == "pending" && (out.Outcome != "pending" || out.Expected == "" || len(l.Records(t)) != 1) {
+				t.Errorf("pending: %+v, log %+v", out, l.Records(t))
 			}
 		})
 	}
@@ -465,7 +394,7 @@ func TestTask(t *testing.T) {
 		t.Errorf("unknown task: %q, want Zerto's message", text)
 	}
 	// A task of Zerto's, started outside the server.
-	z, err := New(Options{Getenv: l.getenv}).zerto(mustConfig(t, l))
+	z, err := New(Options{Getenv: l.Getenv}).zerto(mustConfig(t, l))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -488,7 +417,7 @@ func TestTask(t *testing.T) {
 
 func mustConfig(t *testing.T, l *lab) *policy.Config {
 	t.Helper()
-	cfg, err := New(Options{Dir: l.dir, Getenv: l.getenv}).config()
+	cfg, err := New(Options{Dir: l.Dir, Getenv: l.Getenv}).config()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -497,13 +426,13 @@ func mustConfig(t *testing.T, l *lab) *policy.Config {
 
 func TestZertoFailures(t *testing.T) {
 	l := newLab(t, "")
-	l.sim.SetFaults(zvmsim.Faults{ServerErrorRate: 1})
+	l.Sim.SetFaults(zvmsim.Faults{ServerErrorRate: 1})
 	text, isErr := l.call(t, "zerto_list_vpgs", map[string]any{}, nil)
 	if !isErr || !strings.Contains(text, "An error has occurred.") {
 		t.Errorf("a ZVM answering 500: %q, want a tool error with Zerto's message", text)
 	}
 
-	l.vars["REWIND_ZVM_URL"] = ""
+	l.Vars["REWIND_ZVM_URL"] = ""
 	for _, tool := range []string{"zerto_list_vpgs", "zerto_list_vms"} {
 		if text, isErr := l.call(t, tool, map[string]any{}, nil); !isErr || !strings.Contains(text, "no Zerto configured") {
 			t.Errorf("%s without Zerto: %q", tool, text)
@@ -517,7 +446,7 @@ func TestZertoFailures(t *testing.T) {
 		t.Errorf("check without Zerto: %+v", out)
 	}
 
-	l.vars["REWIND_CONFIG"] = filepath.Join(l.dir, "missing.toml")
+	l.Vars["REWIND_CONFIG"] = filepath.Join(l.Dir, "missing.toml")
 	if text, isErr := l.call(t, "zerto_list_vpgs", map[string]any{}, nil); !isErr || !strings.Contains(text, "config") {
 		t.Errorf("missing config: %q", text)
 	}
@@ -533,7 +462,7 @@ func TestRewindPointsFromTheHook(t *testing.T) {
 	if len(all.Points) != 2 || all.Points[0].Checkpoints[0].VPG != "other" || all.Points[1].Checkpoints[0].VPG != "fast" {
 		t.Fatalf("points %+v, want app-01's then web-01's", all)
 	}
-	recs := l.log(t)
+	recs := l.Records(t)
 	i := slices.IndexFunc(recs, func(r audit.Record) bool { return r.ToolUseID == "call-1" })
 	if p := all.Points[0]; i < 0 || p.AuditID != recs[i].ID || p.Tool != "Bash" || !strings.Contains(p.Excerpt, "app-01") || p.Session != "s1" {
 		t.Errorf("point %+v, want the record of call-1", p)

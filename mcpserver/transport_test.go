@@ -81,7 +81,7 @@ func TestTransport(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			l := newLab(t, "")
-			srv := New(Options{Dir: l.dir, Getenv: l.getenv})
+			srv := New(Options{Dir: l.Dir, Getenv: l.Getenv})
 			var out bytes.Buffer
 			if err := srv.Run(context.Background(), Transport(strings.NewReader(tt.input), &out)); err != nil && !strings.Contains(err.Error(), "EOF") && !strings.Contains(err.Error(), "closed") {
 				t.Errorf("Run: %v", err)

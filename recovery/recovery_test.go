@@ -1,88 +1,37 @@
 package recovery
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// lab is a simulator, an audit log and a Service over them.
+// lab is the shared test lab with a Service over its simulator and log.
 type lab struct {
-	sim  *zvmsim.TestServer
-	log  *audit.Log
-	svc  *Service
-	vars map[string]string
+	*testlab.Lab
+	svc *Service
 }
 
 func newLab(t *testing.T) *lab {
 	t.Helper()
-	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := zvmsim.NewTestServer(t, sc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rewind.toml")
-	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"5s\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	z, err := zvm.New(zvm.Options{URL: sim.URL, ClientID: "rewind", ClientSecret: "rewind-secret", CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := audit.Open(filepath.Join(dir, "state"))
-	return &lab{sim: sim, log: log, svc: &Service{Z: z, Log: log, Poll: 5 * time.Millisecond}, vars: map[string]string{
-		"REWIND_CONFIG":            cfg,
-		"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
-		"REWIND_ZVM_URL":           sim.URL,
-		"REWIND_ZVM_CLIENT_ID":     "rewind",
-		"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
-		"HOME":                     dir,
-	}}
-}
-
-// call runs command through the real hook, as an agent's Bash call, and
-// returns the audit record of its decision.
-func (l *lab) call(t *testing.T, command string) audit.Record {
-	t.Helper()
-	ev, _ := json.Marshal(map[string]any{
-		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": "toolu_01", "cwd": "/",
-		"tool_name": "Bash", "tool_input": map[string]string{"command": command},
-	})
-	var out, errb bytes.Buffer
-	hook.Run(context.Background(), bytes.NewReader(ev), &out, hook.Options{
-		Host: hostio.Claude, Getenv: func(k string) string { return l.vars[k] }, Stderr: &errb,
-	})
-	recs, err := l.log.Read(audit.Filter{Limit: 1})
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("no record of %q: %v (stdout %s, stderr %s)", command, err, out.String(), errb.String())
-	}
-	return recs[0]
+	tl := testlab.New(t, testlab.Options{Hook: hook.Run})
+	return &lab{Lab: tl, svc: &Service{Z: tl.Zerto(t), Log: tl.Log, Poll: 5 * time.Millisecond}}
 }
 
 // protected makes a protected call on vm and returns its record.
 func (l *lab) protected(t *testing.T, vm string) audit.Record {
 	t.Helper()
-	r := l.call(t, "govc vm.power -off -vm "+vm)
-	if r.Decision != audit.DecisionProtected || len(r.Checkpoints) != 1 || r.Checkpoints[0].Identifier == "" {
-		t.Fatalf("call on %s: %+v, want protected", vm, r)
-	}
-	return r
+	return l.Protected(t, "toolu_01", vm)
 }
 
 func (l *lab) find(t *testing.T, id string) Point {
@@ -100,7 +49,7 @@ func (l *lab) find(t *testing.T, id string) Point {
 // lastRecord is the newest audit record.
 func (l *lab) lastRecord(t *testing.T) audit.Record {
 	t.Helper()
-	recs, err := l.log.Read(audit.Filter{Limit: 1})
+	recs, err := l.Log.Read(audit.Filter{Limit: 1})
 	if err != nil || len(recs) != 1 {
 		t.Fatalf("reading the log: %v", err)
 	}
@@ -131,7 +80,7 @@ func TestTestAndStop(t *testing.T) {
 		!slices.Equal(res.TestVMs, []string{"web-01 - testing recovery"}) {
 		t.Errorf("Test = %+v", res)
 	}
-	got, testVMs, running := l.sim.RunningTest("fast")
+	got, testVMs, running := l.Sim.RunningTest("fast")
 	if !running || got.ID != cp.Identifier || !slices.Equal(testVMs, res.TestVMs) {
 		t.Fatalf("simulator test from %s with %v (running %v), want from %s", got.ID, testVMs, running, cp.Identifier)
 	}
@@ -153,7 +102,7 @@ func TestTestAndStop(t *testing.T) {
 	if err := l.svc.Check(t.Context(), p, ModeRestore); err == nil {
 		t.Error("Check of a restore during a test found nothing wrong")
 	}
-	if n := l.sim.Count("restore"); n != 0 {
+	if n := l.Sim.Count("restore"); n != 0 {
 		t.Errorf("%d restores sent during a test", n)
 	}
 	if r := l.lastRecord(t); r.Decision != audit.DecisionUndoFailed || !strings.Contains(r.Error, "failover test") {
@@ -164,7 +113,7 @@ func TestTestAndStop(t *testing.T) {
 	if err != nil || res.State != "Completed" {
 		t.Fatalf("StopTest = %+v, %v", res, err)
 	}
-	if _, _, running := l.sim.RunningTest("fast"); running {
+	if _, _, running := l.Sim.RunningTest("fast"); running {
 		t.Error("test still running after StopTest")
 	}
 	_, err = l.svc.StopTest(t.Context(), p, nil)
@@ -188,11 +137,11 @@ func TestRestore(t *testing.T) {
 	if !slices.Contains(states, zvm.TaskWaitingForUserInput) || states[len(states)-1] != zvm.TaskCompleted {
 		t.Errorf("progress saw %v: want the restore waiting for its commit, then the commit completed", states)
 	}
-	cp, op, ok := l.sim.VMRecovery("db-01")
+	cp, op, ok := l.Sim.VMRecovery("db-01")
 	if !ok || cp.ID != p.Checkpoint || op != "RestoreCommitted" {
 		t.Errorf("simulator: db-01 recovered to %s by %q (%v), want committed to %s", cp.ID, op, ok, p.Checkpoint)
 	}
-	if _, _, ok := l.sim.VMRecovery("web-01"); ok {
+	if _, _, ok := l.Sim.VMRecovery("web-01"); ok {
 		t.Error("web-01, which the call did not touch, was restored")
 	}
 	if r := l.lastRecord(t); r.Decision != audit.DecisionUndoRestore || r.Rewinds != rec.ID || !slices.Equal(r.Targets, []string{"db-01"}) {
@@ -205,10 +154,10 @@ func TestRestore(t *testing.T) {
 func TestAgedOut(t *testing.T) {
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
-	if err := l.sim.SetJournalHistory("fast", time.Millisecond); err != nil {
+	if err := l.Sim.SetJournalHistory("fast", time.Millisecond); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.sim.WriteCheckpoint("fast"); err != nil {
+	if _, err := l.Sim.WriteCheckpoint("fast"); err != nil {
 		t.Fatal(err)
 	}
 	for name, op := range map[string]func(context.Context, Point, func(zvm.Task)) (Result, error){
@@ -225,7 +174,7 @@ func TestAgedOut(t *testing.T) {
 			t.Errorf("%s error\n got %s\nwant %s", name, err, want)
 		}
 	}
-	if n := l.sim.Count("failoverTest") + l.sim.Count("restore"); n != 0 {
+	if n := l.Sim.Count("failoverTest") + l.Sim.Count("restore"); n != 0 {
 		t.Errorf("%d operations sent for an aged-out checkpoint", n)
 	}
 }
@@ -234,7 +183,7 @@ func TestAgedOut(t *testing.T) {
 func TestWrongState(t *testing.T) {
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
-	if err := l.sim.SetVPGStatus("fast", zvmsim.StatusFailingOver, zvmsim.SubStatusFailingOverBeforeCommit); err != nil {
+	if err := l.Sim.SetVPGStatus("fast", zvmsim.StatusFailingOver, zvmsim.SubStatusFailingOverBeforeCommit); err != nil {
 		t.Fatal(err)
 	}
 	for name, op := range map[string]func(context.Context, Point, func(zvm.Task)) (Result, error){
@@ -247,7 +196,7 @@ func TestWrongState(t *testing.T) {
 			t.Errorf("%s of a VPG failing over: %v, want %q", name, err, want)
 		}
 	}
-	if n := l.sim.Count("failoverTest") + l.sim.Count("restore"); n != 0 {
+	if n := l.Sim.Count("failoverTest") + l.Sim.Count("restore"); n != 0 {
 		t.Errorf("%d operations sent to a VPG failing over", n)
 	}
 }
@@ -258,7 +207,7 @@ func TestZertoRefusal(t *testing.T) {
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
 	// db-01 waits in a restore, which Zerto says excludes a test.
-	if _, err := l.svc.Z.Restore(t.Context(), l.sim.VMIdentifier("db-01"), p.VPGIdentifier, p.Checkpoint); err != nil {
+	if _, err := l.svc.Z.Restore(t.Context(), l.Sim.VMIdentifier("db-01"), p.VPGIdentifier, p.Checkpoint); err != nil {
 		t.Fatal(err)
 	}
 	_, err := l.svc.Test(t.Context(), p, nil)
@@ -280,11 +229,11 @@ func TestFind(t *testing.T) {
 		Checkpoints: []audit.Checkpoint{{VM: "web-01", VMIdentifier: web.Checkpoints[0].VMIdentifier, VPG: "fast",
 			VPGIdentifier: web.Checkpoints[0].VPGIdentifier, Tag: "rewind-never-written"}}}
 	for _, r := range []*audit.Record{&denied, &pending} {
-		if err := l.log.Append(r); err != nil {
+		if err := l.Log.Append(r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	cps, _ := l.sim.Checkpoints("other")
+	cps, _ := l.Sim.Checkpoints("other")
 	auto := cps[len(cps)-1]
 
 	tests := []struct {

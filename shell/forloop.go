@@ -100,39 +100,7 @@ func (c *code) bind(name, value string) *code {
 // boundLiteral returns the value of a word whose only run-time parts are
 // plain expansions of variables a loop bound ($vm, ${vm}, "$vm").
 func (c *code) boundLiteral(w *syntax.Word) (string, bool) {
-	var b strings.Builder
-	for _, p := range w.Parts {
-		switch x := p.(type) {
-		case *syntax.Lit:
-			b.WriteString(unescapeUnquoted(x.Value))
-		case *syntax.SglQuoted:
-			b.WriteString(singleQuoted(x))
-		case *syntax.ParamExp:
-			v, ok := c.boundParam(x)
-			if !ok {
-				return "", false
-			}
-			b.WriteString(v)
-		case *syntax.DblQuoted:
-			for _, q := range x.Parts {
-				switch y := q.(type) {
-				case *syntax.Lit:
-					b.WriteString(unescapeDouble(y.Value))
-				case *syntax.ParamExp:
-					v, ok := c.boundParam(y)
-					if !ok {
-						return "", false
-					}
-					b.WriteString(v)
-				default:
-					return "", false
-				}
-			}
-		default:
-			return "", false
-		}
-	}
-	return b.String(), true
+	return wordValue(w, c.boundParam)
 }
 
 func (c *code) boundParam(x *syntax.ParamExp) (string, bool) {

@@ -111,20 +111,43 @@ func literal(w *syntax.Word) (string, bool) {
 			return l.Value, true
 		}
 	}
+	return wordValue(w, nil)
+}
+
+// wordValue returns the value of w when its only run-time parts are plain
+// parameter expansions that param resolves; a nil param resolves none.
+func wordValue(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (string, bool) {
 	var b strings.Builder
+	expand := func(x *syntax.ParamExp) bool {
+		if param == nil {
+			return false
+		}
+		v, ok := param(x)
+		b.WriteString(v)
+		return ok
+	}
 	for _, p := range w.Parts {
 		switch x := p.(type) {
 		case *syntax.Lit:
 			b.WriteString(unescapeUnquoted(x.Value))
 		case *syntax.SglQuoted:
 			b.WriteString(singleQuoted(x))
+		case *syntax.ParamExp:
+			if !expand(x) {
+				return "", false
+			}
 		case *syntax.DblQuoted:
 			for _, q := range x.Parts {
-				l, ok := q.(*syntax.Lit)
-				if !ok {
+				switch y := q.(type) {
+				case *syntax.Lit:
+					b.WriteString(unescapeDouble(y.Value))
+				case *syntax.ParamExp:
+					if !expand(y) {
+						return "", false
+					}
+				default:
 					return "", false
 				}
-				b.WriteString(unescapeDouble(l.Value))
 			}
 		default:
 			return "", false

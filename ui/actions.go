@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -242,22 +243,31 @@ func parseMode(m string) (string, error) {
 	return "", fmt.Errorf("unknown action %q: test, stop-test or restore", m)
 }
 
-func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	mode, err := parseMode(q.Get("mode"))
+// target reads an action's mode, id and vpg from v and finds its point.
+// When it cannot, it answers the request and returns ok false.
+func (s *Server) target(ctx context.Context, w http.ResponseWriter, v url.Values) (mode string, p recovery.Point, ok bool) {
+	mode, err := parseMode(v.Get("mode"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
-		return
+		return "", p, false
 	}
 	if s.o.Recovery == nil {
 		writeError(w, http.StatusServiceUnavailable, errors.New(s.noZerto()))
-		return
+		return "", p, false
 	}
-	ctx, cancel := s.zertoContext(r.Context())
-	defer cancel()
-	p, err := s.point(ctx, q.Get("id"), q.Get("vpg"))
+	p, err = s.point(ctx, v.Get("id"), v.Get("vpg"))
 	if err != nil {
 		writeError(w, statusOf(err), err)
+		return "", p, false
+	}
+	return mode, p, true
+}
+
+func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := s.zertoContext(r.Context())
+	defer cancel()
+	mode, p, ok := s.target(ctx, w, r.URL.Query())
+	if !ok {
 		return
 	}
 	out := prepared{Mode: mode, VMs: p.VMNames()}
@@ -296,20 +306,10 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("reading the form: %w", err))
 		return
 	}
-	mode, err := parseMode(r.PostForm.Get("mode"))
-	if err != nil {
-		writeError(w, http.StatusBadRequest, err)
-		return
-	}
-	if s.o.Recovery == nil {
-		writeError(w, http.StatusServiceUnavailable, errors.New(s.noZerto()))
-		return
-	}
 	ctx, cancel := s.zertoContext(r.Context())
 	defer cancel()
-	p, err := s.point(ctx, r.PostForm.Get("id"), r.PostForm.Get("vpg"))
-	if err != nil {
-		writeError(w, statusOf(err), err)
+	mode, p, ok := s.target(ctx, w, r.PostForm)
+	if !ok {
 		return
 	}
 	if mode == recovery.ModeRestore && !namesTyped(r.PostForm.Get("confirm"), p.VMNames()) {

@@ -35,9 +35,9 @@ func chromium(t *testing.T) string {
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	l := newLab(t)
-	first := l.protected(t, "toolu_b1", "web-01")
-	l.call(t, "toolu_b2", "git commit -m 'do not run govc vm.destroy web-01'")
-	denied := l.call(t, "toolu_b3", "govc vm.destroy db-01")
+	first := l.Protected(t, "toolu_b1", "web-01")
+	l.Call(t, "toolu_b2", "git commit -m 'do not run govc vm.destroy web-01'")
+	denied := l.Call(t, "toolu_b3", "govc vm.destroy db-01")
 
 	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
 	defer cancel()
@@ -81,7 +81,7 @@ func TestBrowser(t *testing.T) {
 	}
 
 	// A call the hook decides now shows up without a reload.
-	second := l.protected(t, "toolu_b4", "db-01")
+	second := l.Protected(t, "toolu_b4", "db-01")
 	steps(t, bctx, "see a new call live",
 		chromedp.WaitVisible(css(`#rec-`+second.ID+`.new`)),
 		chromedp.WaitVisible(css(`li.rp[data-checkpoint="`+second.Checkpoints[0].Identifier+`"]`)),
@@ -99,7 +99,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`.job[data-mode="test"][data-state="ok"]`)),
 		chromedp.WaitVisible(css(`button[data-action="stop-test"]`)),
 	)
-	if n := l.sim.Count("failoverTest"); n != 1 {
+	if n := l.Sim.Count("failoverTest"); n != 1 {
 		t.Errorf("the simulator saw %d failover tests, want 1", n)
 	}
 	saveScreenshot(t, get(t, bctx, chromedp.CaptureScreenshot()))
@@ -111,7 +111,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`.job[data-mode="stop-test"][data-state="ok"]`)),
 		chromedp.WaitNotPresent(css(`button[data-action="stop-test"]`)),
 	)
-	if n := l.sim.Count("failoverTestStop"); n != 1 {
+	if n := l.Sim.Count("failoverTestStop"); n != 1 {
 		t.Errorf("the simulator saw %d test stops, want 1", n)
 	}
 
@@ -136,7 +136,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.Click(css(`#confirm-cancel`)),
 		chromedp.WaitNotVisible(css(`#confirm`)),
 	)
-	if n := l.sim.Count("restore"); n != 0 {
+	if n := l.Sim.Count("restore"); n != 0 {
 		t.Errorf("the simulator saw %d restores, want none", n)
 	}
 }

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -10,27 +9,20 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/recovery"
-	"github.com/rewind-dev/rewind/zvm"
-	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// lab is a simulator, an audit log filled by the real hook, and the page
-// served over them on a loopback port.
+// lab is the shared test lab, its log filled by the real hook, and the
+// page served over them on a loopback port.
 type lab struct {
-	sim  *zvmsim.TestServer
-	log  *audit.Log
+	*testlab.Lab
 	svc  *recovery.Service
-	vars map[string]string
 	srv  *Server
 	ts   *httptest.Server
 	base string // http://127.0.0.1:PORT
@@ -46,37 +38,13 @@ func noZerto(o *Options) {
 
 func newLab(t *testing.T, opts ...labOption) *lab {
 	t.Helper()
-	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := zvmsim.NewTestServer(t, sc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rewind.toml")
-	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"5s\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The hook's token cache is in the user cache folder, which zvm finds
-	// from the process environment.
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	z, err := zvm.New(zvm.Options{URL: sim.URL, ClientID: "rewind", ClientSecret: "rewind-secret", CacheDir: "-"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	log := audit.Open(filepath.Join(dir, "state"))
-	l := &lab{sim: sim, log: log, svc: &recovery.Service{Z: z, Log: log, Poll: 5 * time.Millisecond, Tool: "rewind ui"},
-		vars: map[string]string{
-			"REWIND_CONFIG":            cfg,
-			"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
-			"REWIND_ZVM_URL":           sim.URL,
-			"REWIND_ZVM_CLIENT_ID":     "rewind",
-			"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
-			"HOME":                     dir,
-		}}
-	o := Options{Log: log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
+	tl := testlab.New(t, testlab.Options{Hook: hook.Run})
+	l := &lab{Lab: tl, svc: &recovery.Service{Z: tl.Zerto(t), Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui"}}
+	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
 	for _, opt := range opts {
 		opt(&o)
 	}
+	var err error
 	l.ts = httptest.NewUnstartedServer(nil)
 	l.srv, err = New(l.ts.Listener.Addr(), o)
 	if err != nil {
@@ -90,35 +58,6 @@ func newLab(t *testing.T, opts ...labOption) *lab {
 	})
 	l.base = l.ts.URL
 	return l
-}
-
-// call runs command through the real hook as a Claude Code Bash call and
-// returns the audit record of its decision.
-func (l *lab) call(t *testing.T, id, command string) audit.Record {
-	t.Helper()
-	ev, _ := json.Marshal(map[string]any{
-		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": id, "cwd": "/",
-		"tool_name": "Bash", "tool_input": map[string]string{"command": command},
-	})
-	var out, errb bytes.Buffer
-	hook.Run(context.Background(), bytes.NewReader(ev), &out, hook.Options{
-		Host: hostio.Claude, Getenv: func(k string) string { return l.vars[k] }, Stderr: &errb,
-	})
-	recs, err := l.log.Read(audit.Filter{Limit: 1})
-	if err != nil || len(recs) != 1 {
-		t.Fatalf("no record of %q: %v (stdout %s, stderr %s)", command, err, out.String(), errb.String())
-	}
-	return recs[0]
-}
-
-// protected makes a protected call on vm and returns its record.
-func (l *lab) protected(t *testing.T, id, vm string) audit.Record {
-	t.Helper()
-	r := l.call(t, id, "govc vm.power -off -vm "+vm)
-	if r.Decision != audit.DecisionProtected || len(r.Checkpoints) != 1 || r.Checkpoints[0].Identifier == "" {
-		t.Fatalf("call on %s: %+v, want protected", vm, r)
-	}
-	return r
 }
 
 // browser returns a client that went through the token exchange.

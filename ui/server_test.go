@@ -192,9 +192,9 @@ func TestHostGuard(t *testing.T) {
 
 func TestCSRF(t *testing.T) {
 	l := newLab(t)
-	r := l.protected(t, "toolu_csrf", "web-01")
+	r := l.Protected(t, "toolu_csrf", "web-01")
 	c := l.browser(t)
-	before := len(l.sim.Requests())
+	before := len(l.Sim.Requests())
 	form := url.Values{"mode": {"test"}, "id": {r.ID}, "vpg": {r.Checkpoints[0].VPGIdentifier}}
 	tests := []struct {
 		name   string
@@ -226,7 +226,7 @@ func TestCSRF(t *testing.T) {
 			}
 		})
 	}
-	if n := len(l.sim.Requests()); n != before {
+	if n := len(l.Sim.Requests()); n != before {
 		t.Errorf("refused posts sent %d requests to Zerto", n-before)
 	}
 	// An action is a POST: a GET (a link, an image) does nothing.
@@ -255,7 +255,7 @@ func TestTimelineFilters(t *testing.T) {
 		{ID: "aaaa00000004", Session: "s2", Tool: "rewind ui", Excerpt: "rewind ui aaaa00000001 --test", Decision: "undo-test", Targets: []string{"web-01"}, Rewinds: "aaaa00000001"},
 	}
 	for i := range recs {
-		if err := l.log.Append(&recs[i]); err != nil {
+		if err := l.Log.Append(&recs[i]); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -298,7 +298,7 @@ func TestPageEscapesTheLog(t *testing.T) {
 	l := newLab(t, noZerto)
 	r := &audit.Record{ID: "bbbb00000001", Tool: "Bash", Excerpt: `echo "<script>alert(1)</script>"`, Decision: audit.DecisionAsk,
 		Reason: `<img src=x onerror=alert(2)>`}
-	if err := l.log.Append(r); err != nil {
+	if err := l.Log.Append(r); err != nil {
 		t.Fatal(err)
 	}
 	page := l.browser(t).page("/")
@@ -327,7 +327,7 @@ func TestEmptyAndNoZerto(t *testing.T) {
 	r := &audit.Record{ID: "cccc00000001", Tool: "Bash", Excerpt: "govc vm.power -off -vm web-01", Decision: audit.DecisionProtected,
 		Targets: []string{"web-01"}, Checkpoints: []audit.Checkpoint{{VM: "web-01", VMIdentifier: "site.vm-1", VPG: "fast", VPGIdentifier: "vpg-1",
 			Identifier: "101", Tag: "rewind-a", Time: time.Now()}}}
-	if err := l.log.Append(r); err != nil {
+	if err := l.Log.Append(r); err != nil {
 		t.Fatal(err)
 	}
 	page = c.page("/")
@@ -357,7 +357,7 @@ func TestZertoUnreachable(t *testing.T) {
 	dead := "http://" + ln.Addr().String()
 	ln.Close()
 	l := newLab(t, func(o *Options) { o.ZertoWait = 500 * time.Millisecond })
-	r := l.protected(t, "toolu_dead", "web-01")
+	r := l.Protected(t, "toolu_dead", "web-01")
 	z, err := zvm.New(zvm.Options{URL: dead, ClientID: "rewind", ClientSecret: "rewind-secret", CacheDir: "-"})
 	if err != nil {
 		t.Fatal(err)
@@ -404,7 +404,7 @@ func TestLiveFeed(t *testing.T) {
 		{ID: "dddd00000001", Tool: "Bash", Excerpt: "ssh web-01 reboot", Decision: audit.DecisionAsk},
 		{ID: "dddd00000002", Tool: "Bash", Excerpt: "govc vm.destroy db-01", Decision: audit.DecisionDeny, Reason: "no way back"},
 	} {
-		if err := l.log.Append(r); err != nil {
+		if err := l.Log.Append(r); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -481,7 +481,7 @@ func TestWatcherFollowsRotation(t *testing.T) {
 
 func TestRestoreNeedsTheTypedName(t *testing.T) {
 	l := newLab(t)
-	r := l.protected(t, "toolu_restore", "web-01")
+	r := l.Protected(t, "toolu_restore", "web-01")
 	c := l.browser(t)
 	vpg := r.Checkpoints[0].VPGIdentifier
 
@@ -494,17 +494,17 @@ func TestRestoreNeedsTheTypedName(t *testing.T) {
 		t.Fatalf("prepare: %s %s, want the Loss text %q", resp.Status, body, loss.Text)
 	}
 
-	before := len(l.sim.Requests())
+	before := len(l.Sim.Requests())
 	for _, typed := range []string{"", "db-01", "web-0", "web-01 web-01", "WEB-01"} {
 		resp, out := c.post("/api/action", url.Values{"mode": {"restore"}, "id": {r.ID}, "vpg": {vpg}, "confirm": {typed}})
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(out["error"].(string), "nothing was sent to Zerto") {
 			t.Errorf("typed %q: %s %v, want a refusal", typed, resp.Status, out)
 		}
 	}
-	if reqs := l.sim.Requests(); len(reqs) != before {
+	if reqs := l.Sim.Requests(); len(reqs) != before {
 		t.Fatalf("refused restores sent %d requests to Zerto: %+v", len(reqs)-before, reqs[before:])
 	}
-	if l.sim.Count("restore") != 0 {
+	if l.Sim.Count("restore") != 0 {
 		t.Fatal("the simulator saw a restore")
 	}
 
@@ -516,10 +516,10 @@ func TestRestoreNeedsTheTypedName(t *testing.T) {
 	if st["ok"] != true || !strings.Contains(st["message"].(string), "restored") {
 		t.Fatalf("restore job: %v", st)
 	}
-	if l.sim.Count("restore") != 1 || l.sim.Count("restoreCommit") != 1 {
-		t.Errorf("simulator saw %d restores and %d commits, want 1 and 1", l.sim.Count("restore"), l.sim.Count("restoreCommit"))
+	if l.Sim.Count("restore") != 1 || l.Sim.Count("restoreCommit") != 1 {
+		t.Errorf("simulator saw %d restores and %d commits, want 1 and 1", l.Sim.Count("restore"), l.Sim.Count("restoreCommit"))
 	}
-	last, _ := l.log.Read(audit.Filter{Limit: 1})
+	last, _ := l.Log.Read(audit.Filter{Limit: 1})
 	if len(last) != 1 || last[0].Decision != audit.DecisionUndoRestore || last[0].Tool != "rewind ui" || last[0].Rewinds != r.ID {
 		t.Errorf("audit record of the restore: %+v", last)
 	}
@@ -532,7 +532,7 @@ func jsonString(s string) string {
 
 func TestTestAndStopThroughThePage(t *testing.T) {
 	l := newLab(t)
-	r := l.protected(t, "toolu_test", "web-01")
+	r := l.Protected(t, "toolu_test", "web-01")
 	c := l.browser(t)
 	vpg := r.Checkpoints[0].VPGIdentifier
 
@@ -569,7 +569,7 @@ func TestTestAndStopThroughThePage(t *testing.T) {
 	if strings.Contains(c.page("/fragment/vms"), "failover test running") {
 		t.Error("the VMs view still shows the test")
 	}
-	recs, _ := l.log.Read(audit.Filter{Limit: 2})
+	recs, _ := l.Log.Read(audit.Filter{Limit: 2})
 	if len(recs) != 2 || recs[0].Decision != audit.DecisionUndoTest || recs[1].Decision != audit.DecisionUndoStopTest ||
 		recs[0].Tool != "rewind ui" {
 		t.Errorf("audit records: %+v", recs)
@@ -596,8 +596,8 @@ func TestOneActionPerVPG(t *testing.T) {
 
 func TestBadActions(t *testing.T) {
 	l := newLab(t)
-	r := l.protected(t, "toolu_bad", "web-01")
-	denied := l.call(t, "toolu_denied", "govc vm.destroy db-01")
+	r := l.Protected(t, "toolu_bad", "web-01")
+	denied := l.Call(t, "toolu_denied", "govc vm.destroy db-01")
 	c := l.browser(t)
 	tests := []struct {
 		name   string
@@ -619,7 +619,7 @@ func TestBadActions(t *testing.T) {
 			}
 		})
 	}
-	if n := l.sim.Count("failoverTest"); n != 0 {
+	if n := l.Sim.Count("failoverTest"); n != 0 {
 		t.Errorf("%d failover tests started", n)
 	}
 }

@@ -48,13 +48,13 @@ func TestVMsViewListsNewestPointsFirst(t *testing.T) {
 	t0 := time.Now().UTC()
 	for i := range maxPointsPerVM + 3 {
 		id := "eeee" + strings.Repeat("0", 6) + string(rune('a'+i/10)) + string(rune('0'+i%10))
-		if err := l.log.Append(&audit.Record{ID: id, Tool: "Bash", Decision: audit.DecisionProtected, Targets: []string{"web-01"},
+		if err := l.Log.Append(&audit.Record{ID: id, Tool: "Bash", Decision: audit.DecisionProtected, Targets: []string{"web-01"},
 			Checkpoints: []audit.Checkpoint{{VM: "web-01", VMIdentifier: "g.web-01", VPG: "fast", VPGIdentifier: "v1",
 				Identifier: string(rune('A' + i)), Tag: "t", Time: t0.Add(time.Duration(i) * time.Second)}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	recs, err := l.log.Read(audit.Filter{})
+	recs, err := l.Log.Read(audit.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,13 @@ func (c *Client) InsertTaggedCheckpoint(ctx context.Context, vpgID, tag string) 
 
 // Task returns the task with identifier id.
 func (c *Client) Task(ctx context.Context, id string) (Task, error) {
+	return c.task(ctx, id, false)
+}
+
+// task reads the task with identifier id; noReauth as in request.
+func (c *Client) task(ctx context.Context, id string, noReauth bool) (Task, error) {
 	var w wireTask
-	r := request{method: http.MethodGet, path: "/v1/tasks/" + url.PathEscape(id), unknownOn400: true}
+	r := request{method: http.MethodGet, path: "/v1/tasks/" + url.PathEscape(id), unknownOn400: true, noReauth: noReauth}
 	if err := c.do(ctx, r, &w); err != nil {
 		return Task{}, err
 	}
@@ -344,14 +349,5 @@ func (c *Client) VMsByIdentifier(ctx context.Context, id string) ([]VM, error) {
 // it, while a login per poll would load Keycloak. A token that did expire
 // is renewed by the caller's next request of another kind.
 func (c *Client) TaskState(ctx context.Context, id string) (Task, error) {
-	var w wireTask
-	r := request{method: http.MethodGet, path: "/v1/tasks/" + url.PathEscape(id), unknownOn400: true, noReauth: true}
-	if err := c.do(ctx, r, &w); err != nil {
-		return Task{}, err
-	}
-	t := w.task()
-	if t.Identifier == "" {
-		t.Identifier = id
-	}
-	return t, nil
+	return c.task(ctx, id, true)
 }

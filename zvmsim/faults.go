@@ -80,41 +80,34 @@ func (s *Server) SetVPGStatus(vpgName string, status VPGStatus, sub VPGSubStatus
 	if status < StatusInitializing || status > StatusRecovered {
 		return errors.New("zvmsim: VPG status outside 0-8")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.vpgByName(vpgName)
-	if v == nil {
-		return errUnknownVPG(vpgName)
-	}
-	v.status, v.sub = status, sub
-	s.failPendingLocked(v)
-	return nil
+	return s.changeVPG(vpgName, func(v *vpgState) {
+		v.status, v.sub = status, sub
+		s.failPendingLocked(v)
+	})
 }
 
 // FailInserts makes tagged inserts into a VPG fail: the POST still answers a
 // task id, and the task fails at once with reason as its CompleteReason. An
 // empty reason lets inserts succeed again.
 func (s *Server) FailInserts(vpgName, reason string) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.vpgByName(vpgName)
-	if v == nil {
-		return errUnknownVPG(vpgName)
-	}
-	v.insertFailure = reason
-	return nil
+	return s.changeVPG(vpgName, func(v *vpgState) { v.insertFailure = reason })
 }
 
 // RejectInserts makes the POST of tagged inserts into a VPG answer 400 with
 // reason as its Message. An empty reason lets inserts through again.
 func (s *Server) RejectInserts(vpgName, reason string) error {
+	return s.changeVPG(vpgName, func(v *vpgState) { v.insertRejection = reason })
+}
+
+// changeVPG applies change to the VPG named vpgName under the server's lock.
+func (s *Server) changeVPG(vpgName string, change func(v *vpgState)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := s.vpgByName(vpgName)
 	if v == nil {
 		return errUnknownVPG(vpgName)
 	}
-	v.insertRejection = reason
+	change(v)
 	return nil
 }
 

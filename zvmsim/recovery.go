@@ -89,15 +89,10 @@ func (s *Server) SetJournalHistory(vpgName string, d time.Duration) error {
 	if d < 0 {
 		return errors.New("zvmsim: negative journal history")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	v := s.vpgByName(vpgName)
-	if v == nil {
-		return errUnknownVPG(vpgName)
-	}
-	v.history = d
-	v.trimLocked(s.now())
-	return nil
+	return s.changeVPG(vpgName, func(v *vpgState) {
+		v.history = d
+		v.trimLocked(s.now())
+	})
 }
 
 // retention is how long v's journal keeps a checkpoint.

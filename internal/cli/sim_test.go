@@ -11,20 +11,20 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
 // startSim runs `rewind sim args...` until the test ends and returns the URL
 // from its first stdout line, and its stderr.
-func startSim(t *testing.T, args ...string) (url string, stderr *syncBuffer) {
+func startSim(t *testing.T, args ...string) (url string, stderr *testlab.Buffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	stderr = &syncBuffer{}
+	stderr = &testlab.Buffer{}
 	cmd := newSimCmd()
 	cmd.SetArgs(args)
 	cmd.SetOut(pw)
@@ -51,25 +51,6 @@ func startSim(t *testing.T, args ...string) (url string, stderr *syncBuffer) {
 	}
 	go io.Copy(io.Discard, pr)
 	return strings.TrimSpace(line), stderr
-}
-
-// syncBuffer is a strings.Builder that the command writes while the test
-// reads it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestSimCommand(t *testing.T) {

@@ -10,35 +10,17 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// lockedBuffer is a stderr that the server's goroutines may write to.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // startUI runs serveUI until the test ends and returns the first line it
 // printed on stdout.
-func startUI(t *testing.T, addr string) (firstLine string, stderr *lockedBuffer) {
+func startUI(t *testing.T, addr string) (firstLine string, stderr *testlab.Buffer) {
 	t.Helper()
 	dir := t.TempDir()
 	log := audit.Open(dir)
@@ -53,7 +35,7 @@ func startUI(t *testing.T, addr string) (firstLine string, stderr *lockedBuffer)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	stderr = &lockedBuffer{}
+	stderr = &testlab.Buffer{}
 	done := make(chan error, 1)
 	go func() {
 		done <- serveUI(ctx, pw, stderr, addr, false, o)

@@ -34,7 +34,7 @@ func TestDecideAgreesWithRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, "3s", "")
-			opts := Options{Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }}
+			opts := Options{Host: hostio.Claude, Getenv: e.Getenv}
 			res := Decide(context.Background(), bashEvent("d-"+tt.name, tt.command), opts)
 			if res.Verdict.Effect != tt.effect {
 				t.Errorf("verdict %s, want %s", res.Verdict.Effect, tt.effect)
@@ -48,7 +48,7 @@ func TestDecideAgreesWithRun(t *testing.T) {
 			case tt.decision != "" && (res.Record == nil || res.Record.Decision != tt.decision):
 				t.Errorf("record %+v, want decision %s", res.Record, tt.decision)
 			}
-			if recs := e.log(t); len(recs) != 0 {
+			if recs := e.Records(t); len(recs) != 0 {
 				t.Errorf("Decide logged %+v; its caller logs", recs)
 			}
 			a, _ := e.run(t, "r-"+tt.name, tt.command)
@@ -66,20 +66,20 @@ func TestDecideAdvice(t *testing.T) {
 	const cmd = "govc vm.power -off -vm web-01"
 	for _, advice := range []bool{true, false} {
 		e := newEnv(t, "3s", "")
-		opts := Options{Host: "mcp", Getenv: func(k string) string { return e.vars[k] }, Advice: advice}
+		opts := Options{Host: "mcp", Getenv: e.Getenv, Advice: advice}
 		res := Decide(context.Background(), bashEvent("", cmd), opts)
 		if res.Record == nil || len(res.Record.Checkpoints) != 1 || res.Record.Checkpoints[0].Identifier == "" {
 			t.Fatalf("advice=%v: record %+v, want one checkpoint", advice, res.Record)
 		}
 		first := res.Record.Checkpoints[0]
-		inserts := e.sim.CountInserts()
+		inserts := e.Sim.CountInserts()
 		a, _ := e.run(t, "later", cmd)
 		ctx := a.HookSpecificOutput.AdditionalContext
 		reused := strings.Contains(ctx, first.Identifier)
 		if reused != advice {
 			t.Errorf("advice=%v: the hook's checkpoint reused the earlier one: %v (%s)", advice, reused, ctx)
 		}
-		if got := e.sim.CountInserts() - inserts; advice && got != 0 {
+		if got := e.Sim.CountInserts() - inserts; advice && got != 0 {
 			t.Errorf("advice: the hook inserted %d more tags", got)
 		}
 	}

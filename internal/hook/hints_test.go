@@ -21,18 +21,18 @@ func TestFixHints(t *testing.T) {
 			t.Fatal(err)
 		}
 		tlsSim := zvmsim.NewTLSTestServer(t, sc)
-		e.vars["REWIND_ZVM_URL"] = tlsSim.URL
+		e.Vars["REWIND_ZVM_URL"] = tlsSim.URL
 		a, _ := e.run(t, "tls1", "govc vm.power -off -vm web-01")
 		r := a.HookSpecificOutput.PermissionDecisionReason
 		if a.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(r, "Fix: trust the ZVM's certificate with ca_file") {
 			t.Fatalf("untrusted certificate: %q %q", a.HookSpecificOutput.PermissionDecision, r)
 		}
 		// With the CA trusted the same call is protected.
-		ca := filepath.Join(e.dir, "zvm-ca.pem")
+		ca := filepath.Join(e.Dir, "zvm-ca.pem")
 		if err := os.WriteFile(ca, tlsSim.CAPEM, 0o600); err != nil {
 			t.Fatal(err)
 		}
-		e.vars["REWIND_ZVM_CA_FILE"] = ca
+		e.Vars["REWIND_ZVM_CA_FILE"] = ca
 		a, _ = e.run(t, "tls2", "govc vm.power -off -vm web-01")
 		if a.HookSpecificOutput.PermissionDecision != "" || !strings.Contains(a.HookSpecificOutput.AdditionalContext, "protects web-01") {
 			t.Fatalf("with ca_file: %+v", a.HookSpecificOutput)
@@ -40,7 +40,7 @@ func TestFixHints(t *testing.T) {
 	})
 	t.Run("refused credentials name the variables", func(t *testing.T) {
 		e := newEnv(t, "20s", "")
-		e.vars["REWIND_ZVM_CLIENT_SECRET"] = "wrong"
+		e.Vars["REWIND_ZVM_CLIENT_SECRET"] = "wrong"
 		a, _ := e.run(t, "cred", "govc vm.power -off -vm web-01")
 		if r := a.HookSpecificOutput.PermissionDecisionReason; !strings.Contains(r, "Fix: check the ZVM credentials: REWIND_ZVM_CLIENT_ID") {
 			t.Fatalf("refused credentials: %q", r)
@@ -65,7 +65,7 @@ func TestAuditRecordsMappedVMs(t *testing.T) {
 		t.Fatalf("aliased target: %+v", a.HookSpecificOutput)
 	}
 	e.run(t, "plain", "ssh nosuch-vm sudo reboot")
-	recs := e.log(t)
+	recs := e.Records(t)
 	byID := map[string]audit.Record{}
 	for _, r := range recs {
 		byID[r.ToolUseID] = r

@@ -96,29 +96,15 @@ func (zertoStep) Protect(ctx context.Context, call *judge.ProtectCall) judge.Pro
 	out := c.Capture(ctx, capture.Request{Targets: v.Targets, CallID: id, Advice: call.Options.Advice})
 	afterCapture(ctx)
 
-	var d hostio.Decision
-	decision := ""
-	switch out.Kind {
-	case capture.Protected:
-		d = hostio.Decision{Context: protectedContext(out.Points, id)}
-		decision = audit.DecisionProtected
-	case capture.Pending:
-		d = pendingDecision(out.Points, cfg)
-		decision = audit.DecisionPending
-	case capture.UnknownTarget:
-		d = hostio.Decision{Permission: hostio.Ask, Reason: unknownReason(out.Unknown, v)}
-		decision = audit.DecisionAsk
-	default:
+	d, decision := outcomeDecision(out, v, cfg, id, func() string {
 		reason := failedReason(out.Failures)
 		if len(out.Unknown) > 0 {
 			// Said as well, so that a retry after the failure is mended
 			// is not met by a second surprise.
 			reason += "; " + strings.TrimPrefix(unknownReason(out.Unknown, v), "rewind: ")
 		}
-		reason = withHint(reason, failureHints(out.Failures))
-		d = hostio.Decision{Permission: hostio.Deny, Reason: reason}
-		decision = audit.DecisionDeny
-	}
+		return withHint(reason, failureHints(out.Failures))
+	})
 	var zerr []string
 	for _, f := range out.Failures {
 		var ze *zvm.Error

@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
@@ -30,81 +31,26 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-type env struct {
-	sim  *zvmsim.TestServer
-	vars map[string]string
-	dir  string
-}
+// env is the shared test lab, with the hook's own Run as its hook.
+type env struct{ *testlab.Lab }
 
 // newEnv starts the test lab and a config with budget and extra TOML.
 func newEnv(t *testing.T, budget string, extra string) *env {
 	t.Helper()
-	sc, err := zvmsim.LoadScenario("testdata/lab.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim := zvmsim.NewTestServer(t, sc)
-	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rewind.toml")
-	if err := os.WriteFile(cfg, []byte(fmt.Sprintf("[hook]\nbudget = %q\n%s", budget, extra)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	// The token cache lives in the user cache folder, which zvm finds from
-	// the process environment.
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(dir, "cache"))
-	return &env{sim: sim, dir: dir, vars: map[string]string{
-		"REWIND_CONFIG":            cfg,
-		"REWIND_STATE_DIR":         filepath.Join(dir, "state"),
-		"REWIND_ZVM_URL":           sim.URL,
-		"REWIND_ZVM_CLIENT_ID":     "rewind",
-		"REWIND_ZVM_CLIENT_SECRET": "rewind-secret",
-		"HOME":                     dir,
-		"XDG_CACHE_HOME":           filepath.Join(dir, "cache"),
-	}}
+	return &env{testlab.New(t, testlab.Options{Budget: budget, Extra: extra, Hook: Run})}
 }
 
-func event(id, command string) string {
-	b, _ := json.Marshal(map[string]any{
-		"hook_event_name": "PreToolUse", "session_id": "s1", "tool_use_id": id, "cwd": "/",
-		"tool_name": "Bash", "tool_input": map[string]string{"command": command},
-	})
-	return string(b)
-}
+func event(id, command string) string { return string(testlab.BashEvent(id, command)) }
 
-type answer struct {
-	HookSpecificOutput struct {
-		PermissionDecision       string `json:"permissionDecision"`
-		PermissionDecisionReason string `json:"permissionDecisionReason"`
-		AdditionalContext        string `json:"additionalContext"`
-	} `json:"hookSpecificOutput"`
-	SystemMessage string `json:"systemMessage"`
-}
+type answer = testlab.Answer
 
 func (e *env) run(t *testing.T, id, command string) (answer, string) {
 	t.Helper()
-	var out, errb bytes.Buffer
-	code := Run(context.Background(), strings.NewReader(event(id, command)), &out, Options{
-		Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: &errb,
-	})
+	out, _, code := e.Hook(testlab.BashEvent(id, command))
 	if code != 0 {
 		t.Fatalf("exit code %d", code)
 	}
-	var a answer
-	if out.Len() > 0 {
-		if err := json.Unmarshal(out.Bytes(), &a); err != nil {
-			t.Fatalf("stdout %q: %v", out.String(), err)
-		}
-	}
-	return a, out.String()
-}
-
-func (e *env) log(t *testing.T) []audit.Record {
-	t.Helper()
-	recs, err := audit.Open(e.vars["REWIND_STATE_DIR"]).Read(audit.Filter{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return recs
+	return testlab.ParseAnswer(t, out), out
 }
 
 func TestDecisionTable(t *testing.T) {
@@ -191,7 +137,7 @@ func TestDecisionTable(t *testing.T) {
 			if tt.decision == "" && tt.logged == "" && raw != "" {
 				t.Errorf("stdout %q, want nothing", raw)
 			}
-			recs := e.log(t)
+			recs := e.Records(t)
 			if tt.logged == "" {
 				if len(recs) != 0 {
 					t.Errorf("logged %+v, want nothing", recs)
@@ -222,13 +168,10 @@ func TestAuditIDsIdentifyOneCall(t *testing.T) {
 	var answers []string
 	for _, session := range []string{"s1", "s2", "s2", "s1"} {
 		ev := strings.Replace(event("toolu_01", "govc vm.power -off -vm web-01"), `"session_id":"s1"`, `"session_id":"`+session+`"`, 1)
-		var out bytes.Buffer
-		Run(context.Background(), strings.NewReader(ev), &out, Options{
-			Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: io.Discard,
-		})
-		answers = append(answers, out.String())
+		out, _, _ := e.Hook([]byte(ev))
+		answers = append(answers, out)
 	}
-	recs := e.log(t)
+	recs := e.Records(t)
 	if len(recs) != len(answers) {
 		t.Fatalf("logged %d records, want %d", len(recs), len(answers))
 	}
@@ -246,7 +189,7 @@ func TestAuditIDsIdentifyOneCall(t *testing.T) {
 
 func TestNoZertoConfigured(t *testing.T) {
 	e := newEnv(t, "3s", "")
-	e.vars["REWIND_ZVM_URL"] = ""
+	e.Vars["REWIND_ZVM_URL"] = ""
 	a, _ := e.run(t, "x", "govc vm.power -off -vm web-01")
 	if h := a.HookSpecificOutput; h.PermissionDecision != "ask" || !strings.Contains(h.PermissionDecisionReason, "no Zerto configured: nothing to rewind to") {
 		t.Errorf("answer %+v", h)
@@ -255,7 +198,7 @@ func TestNoZertoConfigured(t *testing.T) {
 
 func TestHungZVMAnswersWithinBudget(t *testing.T) {
 	e := newEnv(t, "1s", "")
-	e.sim.SetFaults(zvmsim.Faults{Hang: true})
+	e.Sim.SetFaults(zvmsim.Faults{Hang: true})
 	start := time.Now()
 	a, _ := e.run(t, "hung", "govc vm.power -off -vm web-01")
 	// Capture gives up at 750 ms; the slack is for a loaded machine, and a
@@ -281,14 +224,14 @@ func TestSlowCadencePendingAtOnce(t *testing.T) {
 		t.Errorf("answer %+v, want pending's deny", a.HookSpecificOutput)
 	}
 	// The retry after the tag lands is protected by it, with no new insert.
-	if _, err := e.sim.WriteCheckpoint("aws"); err != nil {
+	if _, err := e.Sim.WriteCheckpoint("aws"); err != nil {
 		t.Fatal(err)
 	}
 	a2, _ := e.run(t, "slow", "govc vm.power -off -vm win2019-1")
 	if !strings.Contains(a2.HookSpecificOutput.AdditionalContext, `on VPG "aws"`) {
 		t.Errorf("retry answer %+v, want protected", a2.HookSpecificOutput)
 	}
-	if n := e.sim.CountInserts(); n != 1 {
+	if n := e.Sim.CountInserts(); n != 1 {
 		t.Errorf("%d inserts, want 1", n)
 	}
 }
@@ -306,8 +249,8 @@ func TestConcurrentProcesses(t *testing.T) {
 	// Hold the VPG's lock until every process has checked the VPG, so that
 	// all of them arrive before any is let through, however slowly they
 	// start on a loaded machine.
-	vpgID := e.sim.VPGIdentifier("fast")
-	stateDir := e.vars["REWIND_STATE_DIR"]
+	vpgID := e.Sim.VPGIdentifier("fast")
+	stateDir := e.Vars["REWIND_STATE_DIR"]
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -318,7 +261,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	const n = 16
 	// atexit_sleep_ms: a -race binary otherwise idles a second at exit.
 	environ := append(os.Environ(), "REWIND_HOOK_TEST_CHILD=1", "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	for k, v := range e.vars {
+	for k, v := range e.Vars {
 		environ = append(environ, k+"="+v)
 	}
 	outs := make([]string, n)
@@ -339,7 +282,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for e.sim.Count("vpg") < n && time.Now().Before(deadline) {
+	for e.Sim.Count("vpg") < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	lock.Unlock()
@@ -363,10 +306,10 @@ func TestConcurrentProcesses(t *testing.T) {
 			t.Errorf("process %d protected by %q, others by %q", i, got, tag)
 		}
 	}
-	if got := e.sim.CountInserts(); got != 1 {
+	if got := e.Sim.CountInserts(); got != 1 {
 		t.Errorf("%d inserts, want 1", got)
 	}
-	if recs := e.log(t); len(recs) != n {
+	if recs := e.Records(t); len(recs) != n {
 		t.Errorf("%d audit records, want %d", len(recs), n)
 	}
 }

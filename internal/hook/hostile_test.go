@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/testlab"
 )
 
 // TestNamedConfigBudgetBoundsStdin: a host that never closes stdin is
@@ -75,7 +76,7 @@ func TestSecretsStayOutOfTheReason(t *testing.T) {
 				fmt.Fprintf(w, "cannot handle %s with Authorization: %s", body, r.Header.Get("Authorization"))
 			}))
 			t.Cleanup(s.Close)
-			e.vars["REWIND_ZVM_URL"] = s.URL
+			e.Vars["REWIND_ZVM_URL"] = s.URL
 		}},
 		{"redirect to plain http", func(t *testing.T, e *env) {
 			var got atomic.Int32
@@ -90,25 +91,22 @@ func TestSecretsStayOutOfTheReason(t *testing.T) {
 					t.Errorf("the redirect was followed")
 				}
 			})
-			e.vars["REWIND_ZVM_URL"] = s.URL
+			e.Vars["REWIND_ZVM_URL"] = s.URL
 		}},
 		{"URL with a password that does not parse", func(t *testing.T, e *env) {
-			e.vars["REWIND_ZVM_URL"] = "https://admin:" + secret + " x@zvm.lab.local"
+			e.Vars["REWIND_ZVM_URL"] = "https://admin:" + secret + " x@zvm.lab.local"
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newEnv(t, "10s", "")
 			tt.setup(t, e)
-			var out, errb bytes.Buffer
-			Run(context.Background(), strings.NewReader(event("t1", "govc vm.power -off -vm web-01")), &out, Options{
-				Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: &errb,
-			})
-			if !strings.Contains(out.String(), `"permissionDecision":"deny"`) {
-				t.Errorf("stdout %s, want a deny", out.String())
+			out, errs, _ := e.Hook(testlab.BashEvent("t1", "govc vm.power -off -vm web-01"))
+			if !strings.Contains(out, `"permissionDecision":"deny"`) {
+				t.Errorf("stdout %s, want a deny", out)
 			}
-			logged, _ := os.ReadFile(filepath.Join(e.vars["REWIND_STATE_DIR"], "audit.jsonl"))
-			for where, text := range map[string]string{"stdout": out.String(), "stderr": errb.String(), "audit": string(logged)} {
+			logged, _ := os.ReadFile(filepath.Join(e.Vars["REWIND_STATE_DIR"], "audit.jsonl"))
+			for where, text := range map[string]string{"stdout": out, "stderr": errs, "audit": string(logged)} {
 				if strings.Contains(text, secret) {
 					t.Errorf("%s shows the secret: %s", where, text)
 				}

@@ -24,30 +24,29 @@ var afterCapture = func(context.Context) {}
 // tag landed, else denied. It runs while the capture may still be at work.
 func overrun(ctx context.Context, budget time.Duration, prog *capture.Progress, v policy.Verdict, cfg *policy.Config, id string) judge.Protection {
 	out := prog.Overrun(ctx, budget)
-	var (
-		d        hostio.Decision
-		decision string
-	)
-	switch out.Kind {
-	case capture.Protected:
-		d = hostio.Decision{Context: protectedContext(out.Points, id)}
-		decision = audit.DecisionProtected
-	case capture.Pending:
-		d = pendingDecision(out.Points, cfg)
-		decision = audit.DecisionPending
-	case capture.UnknownTarget:
-		d = hostio.Decision{Permission: hostio.Ask, Reason: unknownReason(out.Unknown, v)}
-		decision = audit.DecisionAsk
-	default:
-		d = hostio.Decision{Permission: hostio.Deny, Reason: failedReason(out.Failures)}
-		decision = audit.DecisionDeny
-	}
+	d, decision := outcomeDecision(out, v, cfg, id, func() string { return failedReason(out.Failures) })
 	return judge.Protection{
 		Decision:    withNotes(d, out.Notes),
 		Audit:       decision,
 		Checkpoints: auditCheckpoints(out.Points),
 		ZVMOffsetMS: offset(out),
 		Error:       fmt.Sprintf("capture did not return within the budget of %s", budget),
+	}
+}
+
+// outcomeDecision is what the host is told and the audit log's decision
+// for a capture's outcome; a failed capture is denied with denyReason's
+// reason.
+func outcomeDecision(out capture.Outcome, v policy.Verdict, cfg *policy.Config, id string, denyReason func() string) (hostio.Decision, string) {
+	switch out.Kind {
+	case capture.Protected:
+		return hostio.Decision{Context: protectedContext(out.Points, id)}, audit.DecisionProtected
+	case capture.Pending:
+		return pendingDecision(out.Points, cfg), audit.DecisionPending
+	case capture.UnknownTarget:
+		return hostio.Decision{Permission: hostio.Ask, Reason: unknownReason(out.Unknown, v)}, audit.DecisionAsk
+	default:
+		return hostio.Decision{Permission: hostio.Deny, Reason: denyReason()}, audit.DecisionDeny
 	}
 }
 

@@ -67,7 +67,7 @@ func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 					t.Errorf("answer %q lacks %q", text, w)
 				}
 			}
-			recs := e.log(t)
+			recs := e.Records(t)
 			if len(recs) != 1 || recs[0].Decision != tt.logged {
 				t.Fatalf("log %+v, want one %s record", recs, tt.logged)
 			}

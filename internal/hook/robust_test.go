@@ -2,7 +2,6 @@ package hook
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -16,22 +15,18 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/rewind-dev/rewind/capture"
-	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
 // runFull is run, also returning stderr and the time taken.
 func (e *env) runFull(t *testing.T, id, command string) (answer, string, string, time.Duration) {
 	t.Helper()
-	var errb bytes.Buffer
 	start := time.Now()
-	var out bytes.Buffer
-	Run(context.Background(), strings.NewReader(event(id, command)), &out, Options{
-		Host: hostio.Claude, Getenv: func(k string) string { return e.vars[k] }, Stderr: &errb,
-	})
+	out, errs, _ := e.Hook(testlab.BashEvent(id, command))
 	el := time.Since(start)
-	a, _ := decodeAnswer(t, out.String())
-	return a, out.String(), errb.String(), el
+	a, _ := decodeAnswer(t, out)
+	return a, out, errs, el
 }
 
 func decodeAnswer(t *testing.T, s string) (answer, error) {
@@ -51,7 +46,7 @@ func decodeAnswer(t *testing.T, s string) (answer, error) {
 // request, whether to hang it until the client gives up.
 func (e *env) proxy(t *testing.T, hold func(r *http.Request) bool) {
 	t.Helper()
-	target, _ := url.Parse(e.sim.URL)
+	target, _ := url.Parse(e.Sim.URL)
 	done := make(chan struct{})
 	ps := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if hold(r) {
@@ -78,7 +73,7 @@ func (e *env) proxy(t *testing.T, hold func(r *http.Request) bool) {
 		w.Write(buf.Bytes())
 	}))
 	t.Cleanup(func() { close(done); ps.Close() })
-	e.vars["REWIND_ZVM_URL"] = ps.URL
+	e.Vars["REWIND_ZVM_URL"] = ps.URL
 }
 
 func TestAnswersWithinBudget(t *testing.T) {
@@ -104,7 +99,7 @@ func TestAnswersWithinBudget(t *testing.T) {
 			})
 		}, "deny", "Zerto accepted checkpoint tag"},
 		{"audit log lock held forever", func(t *testing.T, e *env) {
-			dir := e.vars["REWIND_STATE_DIR"]
+			dir := e.Vars["REWIND_STATE_DIR"]
 			os.MkdirAll(dir, 0o700)
 			fl := flock.New(filepath.Join(dir, "audit.lock"))
 			if err := fl.Lock(); err != nil {
@@ -113,9 +108,9 @@ func TestAnswersWithinBudget(t *testing.T) {
 			t.Cleanup(func() { fl.Unlock() })
 		}, "", "protects web-01"},
 		{"VPG lock held forever", func(t *testing.T, e *env) {
-			dir := e.vars["REWIND_STATE_DIR"]
+			dir := e.Vars["REWIND_STATE_DIR"]
 			os.MkdirAll(dir, 0o700)
-			fl := flock.New(capture.LockFile(dir, e.sim.VPGIdentifier("fast")))
+			fl := flock.New(capture.LockFile(dir, e.Sim.VPGIdentifier("fast")))
 			if err := fl.Lock(); err != nil {
 				t.Fatal(err)
 			}
@@ -149,12 +144,12 @@ func TestStateFolderUnusable(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t, "3s", "")
 			if name == "a file" {
-				file := filepath.Join(e.dir, "file")
+				file := filepath.Join(e.Dir, "file")
 				os.WriteFile(file, nil, 0o600)
-				e.vars["REWIND_STATE_DIR"] = file
+				e.Vars["REWIND_STATE_DIR"] = file
 			} else {
-				delete(e.vars, "REWIND_STATE_DIR")
-				delete(e.vars, "HOME")
+				delete(e.Vars, "REWIND_STATE_DIR")
+				delete(e.Vars, "HOME")
 			}
 			a, raw, stderr, _ := e.runFull(t, "nostate", "govc vm.power -off -vm web-01")
 			if !strings.Contains(a.HookSpecificOutput.AdditionalContext, "protects web-01") {
@@ -171,9 +166,9 @@ func TestStateFolderUnusable(t *testing.T) {
 // other: with the first VPG's lock held, the second still gets its insert.
 func TestTwoVPGsInParallel(t *testing.T) {
 	e := newEnv(t, "5s", "")
-	dir := e.vars["REWIND_STATE_DIR"]
+	dir := e.Vars["REWIND_STATE_DIR"]
 	os.MkdirAll(dir, 0o700)
-	fl := flock.New(capture.LockFile(dir, e.sim.VPGIdentifier("fast")))
+	fl := flock.New(capture.LockFile(dir, e.Sim.VPGIdentifier("fast")))
 	if err := fl.Lock(); err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +180,7 @@ func TestTwoVPGsInParallel(t *testing.T) {
 	go func() {
 		defer close(unlocked)
 		defer fl.Unlock()
-		for e.sim.CountInserts() == 0 {
+		for e.Sim.CountInserts() == 0 {
 			select {
 			case <-done:
 				return
@@ -206,7 +201,7 @@ func TestTwoVPGsInParallel(t *testing.T) {
 // answer, warning or log record, whatever the ZVM says.
 func TestSecretsNeverShown(t *testing.T) {
 	e := newEnv(t, "3s", "")
-	secret := e.vars["REWIND_ZVM_CLIENT_SECRET"]
+	secret := e.Vars["REWIND_ZVM_CLIENT_SECRET"]
 	var texts []string
 	collect := func(id, cmd string) answer {
 		a, raw, stderr, _ := e.runFull(t, id, cmd)
@@ -214,26 +209,26 @@ func TestSecretsNeverShown(t *testing.T) {
 		return a
 	}
 	// Mid-capture 401s: every token is revoked after two requests.
-	e.sim.SetFaults(zvmsim.Faults{Unauthorized401AfterN: 2})
+	e.Sim.SetFaults(zvmsim.Faults{Unauthorized401AfterN: 2})
 	if a := collect("s1", "govc vm.power -off -vm web-01"); !strings.Contains(a.HookSpecificOutput.AdditionalContext, "protects web-01") {
 		t.Errorf("with 401s mid-capture: %+v, want protected", a.HookSpecificOutput)
 	}
-	e.sim.SetFaults(zvmsim.Faults{})
-	e.sim.ExpireTokens()
+	e.Sim.SetFaults(zvmsim.Faults{})
+	e.Sim.ExpireTokens()
 	if a := collect("s2", "govc vm.power -off -vm web-01"); !strings.Contains(a.HookSpecificOutput.AdditionalContext, "protects web-01") {
 		t.Errorf("with an expired token: %+v, want protected", a.HookSpecificOutput)
 	}
 	// A wrong secret, with no token cached to hide it.
-	e.vars["REWIND_ZVM_CLIENT_SECRET"] = secret + "-wrong"
-	t.Setenv("XDG_CACHE_HOME", filepath.Join(e.dir, "cache2"))
+	e.Vars["REWIND_ZVM_CLIENT_SECRET"] = secret + "-wrong"
+	t.Setenv("XDG_CACHE_HOME", filepath.Join(e.Dir, "cache2"))
 	a := collect("s3", "govc vm.power -off -vm db-01")
 	if h := a.HookSpecificOutput; h.PermissionDecision != "deny" || !strings.Contains(h.PermissionDecisionReason, "Invalid client") {
 		t.Errorf("wrong secret: %+v, want a deny with Keycloak's message", h)
 	}
-	log, _ := os.ReadFile(filepath.Join(e.vars["REWIND_STATE_DIR"], "audit.jsonl"))
+	log, _ := os.ReadFile(filepath.Join(e.Vars["REWIND_STATE_DIR"], "audit.jsonl"))
 	texts = append(texts, string(log))
 	secrets := []string{secret}
-	files, _ := filepath.Glob(filepath.Join(e.dir, "cache", "rewind", "zvm-tokens", "*.json"))
+	files, _ := filepath.Glob(filepath.Join(e.Dir, "cache", "rewind", "zvm-tokens", "*.json"))
 	for _, f := range files {
 		var tok struct{ AccessToken, RefreshToken string }
 		b, _ := os.ReadFile(f)

@@ -1,0 +1,48 @@
+package testlab_test
+
+import (
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/testlab"
+)
+
+func TestLab(t *testing.T) {
+	l := testlab.New(t, testlab.Options{Budget: "4s", Extra: "[capture]\nreuse_within = \"0s\"\n", Hook: hook.Run})
+	cfg, err := os.ReadFile(l.Vars["REWIND_CONFIG"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "[hook]\nbudget = \"4s\"\n[capture]\nreuse_within = \"0s\"\n"; string(cfg) != want {
+		t.Errorf("config %q, want %q", cfg, want)
+	}
+	if got := os.Getenv("XDG_CACHE_HOME"); got == "" || got != l.Getenv("XDG_CACHE_HOME") {
+		t.Errorf("XDG_CACHE_HOME %q in the process, %q in the lab", got, l.Getenv("XDG_CACHE_HOME"))
+	}
+	if vpgs, err := l.Zerto(t).VPGs(t.Context()); err != nil || len(vpgs) != 1 {
+		t.Fatalf("VPGs: %v, %v", vpgs, err)
+	}
+
+	out, _, code := l.Hook(testlab.BashEvent("toolu_01", "ssh web-01 uptime"))
+	if code != 0 || out != "" || len(l.Records(t)) != 0 {
+		t.Fatalf("read-only call: exit %d, stdout %q, %d records", code, out, len(l.Records(t)))
+	}
+	r := l.Protected(t, "toolu_02", "web-01")
+	if r.Checkpoints[0].VPG != "fast" {
+		t.Errorf("record %+v, want a checkpoint on VPG fast", r)
+	}
+	if recs := l.Records(t); len(recs) != 1 || recs[0].ID != r.ID || recs[0].Decision != audit.DecisionProtected {
+		t.Errorf("log %+v, want the protected call", recs)
+	}
+
+	a := testlab.ParseAnswer(t, func() string {
+		out, _, _ := l.Hook(testlab.BashEvent("toolu_03", "govc vm.destroy web-01"))
+		return out
+	}())
+	if a.HookSpecificOutput.PermissionDecision != "deny" || !strings.Contains(a.HookSpecificOutput.PermissionDecisionReason, "destroy") {
+		t.Errorf("answer %+v, want a deny of the destroy", a)
+	}
+}
