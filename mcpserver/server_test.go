@@ -120,7 +120,7 @@ func TestToolsAndResources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restore := regexp.MustCompile(`(?m)^none +tool +catalog:tool mcp__\*__zerto_rewind .*\n +if input_equals=\{mode="test"\}\nask +tool +catalog:tool mcp__\*__zerto_rewind +a journal restore`)
+	restore := regexp.MustCompile(`(?m)^none +tool +rewind +catalog:tool mcp__\*__zerto_rewind .*\n +if input_equals=\{mode="test"\}\nask +tool +rewind +catalog:tool mcp__\*__zerto_rewind +a journal restore`)
 	if len(rr.Contents) != 1 || !restore.MatchString(rr.Contents[0].Text) {
 		t.Errorf("catalog resource %+v lacks the rule that asks before a restore", rr.Contents)
 	}

@@ -30,7 +30,10 @@ type RuleInfo struct {
 	// Origin is the config file's path, or "catalog".
 	Origin string
 	// Name is how verdicts name the rule.
-	Name   string
+	Name string
+	// Family is the catalog family the rule belongs to ("govc", "azure"),
+	// or "" for a rule without one.
+	Family string
 	Effect Effect
 	Reason string
 	// Conditions are what the rule needs besides its name, as config keys:
@@ -40,7 +43,11 @@ type RuleInfo struct {
 
 func (r RuleInfo) String() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-7s %-8s %s", r.Effect, r.Kind, r.Name)
+	family := r.Family
+	if family == "" {
+		family = "-"
+	}
+	fmt.Fprintf(&b, "%-7s %-8s %-11s %s", r.Effect, r.Kind, family, r.Name)
 	if r.Reason != "" {
 		b.WriteString("  # ")
 		b.WriteString(r.Reason)
@@ -77,10 +84,10 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	var out []RuleInfo
 	for _, c := range p.commands {
-		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(*c.src)})
+		out = append(out, RuleInfo{Kind: "command", Origin: origin(c.label), Name: c.label, Family: c.src.Family, Effect: c.src.Effect, Reason: c.src.Reason, Conditions: commandConditions(*c.src)})
 	}
 	for _, t := range p.tools {
-		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(*t.src)})
+		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Family: t.src.Family, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(*t.src)})
 	}
 	for i, s := range p.servers {
 		o := own
@@ -91,13 +98,14 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	for _, w := range p.writes {
 		var cond []string
+		var family string
 		if w.cmd != nil {
-			cond = commandConditions(*w.cmd.src)
+			cond, family = commandConditions(*w.cmd.src), w.cmd.src.Family
 		} else {
-			cond = toolConditions(*w.tool.src)
+			cond, family = toolConditions(*w.tool.src), w.tool.src.Family
 		}
 		cond = append(cond, "writes="+list(w.rawGlobs()))
-		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Effect: w.effect(), Reason: w.reason(), Conditions: cond})
+		out = append(out, RuleInfo{Kind: "writes", Origin: origin(w.label()), Name: w.label(), Family: family, Effect: w.effect(), Reason: w.reason(), Conditions: cond})
 	}
 	return out
 }

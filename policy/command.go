@@ -27,11 +27,34 @@ type subject struct {
 	// analysed is set when the code the command runs (ssh's remote
 	// command or stdin script) was analysed on its own.
 	analysed bool
+	// hosts are the hosts a remote command runs on when there are several
+	// (Invoke-Command -ComputerName a,b); host is then the first.
+	hosts []string
+	// reached is set on a command that runs code on other hosts (winrs,
+	// psexec, gcloud compute ssh...): reach are those hosts as written,
+	// reachUnknown tells that some are decided at run time.
+	reached      bool
+	reach        []string
+	reachUnknown bool
 	// pos caches the positionals for rules without options of their
 	// own, once posDone is set; callers only read it.
 	pos     []int
 	posDone bool
 }
+
+// hostList returns the hosts a remote command runs on.
+func (s *subject) hostList() []string {
+	if len(s.hosts) > 0 {
+		return s.hosts
+	}
+	if s.host == "" {
+		return nil
+	}
+	return []string{s.host}
+}
+
+// isOption reports whether a word is an option: a dash and more.
+func isOption(w string) bool { return len(w) > 1 && w[0] == '-' }
 
 func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
 
@@ -476,11 +499,20 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 	for _, spec := range c.targets {
 		var words []int
 		switch spec.kind {
-		case targetFlag:
-			targets, unknown = c.flagValues(s, spec.flag, targets, unknown)
+		case targetFlag, targetFlags:
+			targets, unknown = c.flagValues(s, spec.flag, spec.kind == targetFlags, targets, unknown)
 		case targetArg:
 			if spec.n <= len(rest) {
 				words = rest[spec.n-1 : spec.n]
+			}
+		case targetDest:
+			if spec.n <= len(rest) {
+				i := rest[spec.n-1]
+				if s.dynamic(i) {
+					unknown = true
+				} else if h := hostOf(s.args[i]); h != "" {
+					targets = addUnique(targets, h)
+				}
 			}
 		case targetArgs:
 			words = rest
@@ -503,6 +535,9 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 
 func (c *commandRule) splitAdd(targets []string, word string) []string {
 	for t := range strings.FieldsFuncSeq(word, func(r rune) bool { return strings.ContainsRune(c.split, r) }) {
+		if c.src.ResourceIDs {
+			t = resourceName(t)
+		}
 		if t = strings.TrimSpace(t); t != "" {
 			// Duplicates are dropped once, by extract: a call may
 			// name many targets, and dropping them here is quadratic.
@@ -540,8 +575,9 @@ func addUnique(list []string, s string) []string {
 
 // flagValues collects the values of option name: "-vm X", "--vm X",
 // "-vm=X", for a one-letter name also "-lX", and for PowerShell "-VM:X"
-// with any casing.
-func (c *commandRule) flagValues(s *subject, name string, targets []string, unknown bool) ([]string, bool) {
+// with any casing. With several set, the option takes every word up to
+// the next option, as the az and aws command lines read "--ids A B".
+func (c *commandRule) flagValues(s *subject, name string, several bool, targets []string, unknown bool) ([]string, bool) {
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) || len(a) < 2 || a[0] != '-' || a == "--" {
@@ -560,6 +596,16 @@ func (c *commandRule) flagValues(s *subject, name string, targets []string, unkn
 				continue
 			}
 			value = s.args[i]
+			for several && i+1 < len(s.args) && !isOption(s.args[i+1]) {
+				targets = c.splitAdd(targets, value)
+				i++
+				if s.dynamic(i) {
+					unknown = true
+					value = ""
+					continue
+				}
+				value = s.args[i]
+			}
 		case len(body) > len(name) && (body[len(name)] == '=' || s.ps && body[len(name)] == ':') &&
 			(body[:len(name)] == name || s.ps && strings.EqualFold(body[:len(name)], name)):
 			value = body[len(name)+1:]
@@ -579,6 +625,13 @@ func (c *commandRule) flagValues(s *subject, name string, targets []string, unkn
 func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]string, bool) {
 	pos := c.positionals(s)
 	switch {
+	case s.reached:
+		// A command that runs code on hosts: the hosts it reaches, as
+		// reach.go reads them.
+		for _, h := range s.reach {
+			targets = addUnique(targets, h)
+		}
+		unknown = unknown || s.reachUnknown
 	case s.name == "ssh" && !s.ps:
 		if len(pos) > 0 {
 			if s.dynamic(pos[0]) {
@@ -592,7 +645,10 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 		if runTimeHost(s.host) {
 			return targets, true
 		}
-		targets = addUnique(targets, s.host)
+		for _, h := range s.hostList() {
+			targets = addUnique(targets, h)
+		}
+		unknown = unknown || s.host == ""
 	case len(pos) > 0:
 		last := pos[len(pos)-1]
 		if s.dynamic(last) {

@@ -37,6 +37,9 @@ func commandConditions(r CommandRule) []string {
 	if r.RequireTarget {
 		c = append(c, "require_target")
 	}
+	if r.ResourceIDs {
+		c = append(c, "resource_ids")
+	}
 	return c
 }
 

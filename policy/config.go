@@ -31,10 +31,12 @@ type Config struct {
 	// words they stand for ("issue new" = "issue create" for gh), so that
 	// a rule naming the one matches the other. They add to the catalog's.
 	SubcommandAliases map[string]map[string]string
-	Servers           []ServerRule
-	Tools             []ToolRule
-	Commands          []CommandRule
-	Tests             []TestCase
+	// Catalog holds the [catalog] table: the built-in families turned off.
+	Catalog  CatalogConfig
+	Servers  []ServerRule
+	Tools    []ToolRule
+	Commands []CommandRule
+	Tests    []TestCase
 
 	// Sources are the files the config was made of, the user's first;
 	// Find fills it in.
@@ -95,6 +97,13 @@ type TargetsConfig struct {
 	StripDomain bool              `toml:"strip_domain"`
 }
 
+// CatalogConfig holds the [catalog] table.
+type CatalogConfig struct {
+	// Disable names the built-in catalog's families whose rules and tests
+	// are left out, such as "gcloud" for a site without Google Cloud.
+	Disable []string `toml:"disable"`
+}
+
 // ServerRule names an MCP server whose tools that no rule lists get "ask".
 type ServerRule struct {
 	Name string `toml:"name"`
@@ -128,6 +137,9 @@ type ToolRule struct {
 	// key (or JSON pointer) to value, compared exactly with a string, or
 	// with the JSON text of a number or boolean.
 	InputEquals map[string]string
+	// Family names the way of reaching a VM the rule belongs to, such as
+	// "govc" or "azure"; [catalog] disable turns a catalog family off.
+	Family string
 }
 
 // CommandRule judges a shell invocation, or a PowerShell cmdlet when
@@ -152,7 +164,9 @@ type CommandRule struct {
 	Exact bool
 	// Analysed makes the rule match only an invocation whose code was
 	// analysed on its own: ssh with a remote command, -o RemoteCommand or
-	// a script on its stdin.
+	// a script on its stdin; pwsh -Command; the command of winrs, psexec,
+	// gcloud compute ssh, az vm run-command or aws ssm send-command; a
+	// cmdlet whose script block runs on other computers (Invoke-Command).
 	Analysed bool
 	Effect   Effect
 	// Target says where the VM names are: "flag:NAME", "arg:N", "args" or
@@ -172,6 +186,12 @@ type CommandRule struct {
 	// Sample is the command the self-test matrix uses for the rule; when
 	// empty one is built from the rule.
 	Sample string
+	// ResourceIDs makes a target written as a cloud resource ID or URI
+	// stand for the name at its end: an Azure ID's virtualMachines/NAME,
+	// a Compute Engine URL's instances/NAME, an EC2 ARN's instance/ID.
+	ResourceIDs bool
+	// Family names the way of reaching a VM the rule belongs to.
+	Family string
 }
 
 // TestCase is a policy self-test: a command or a tool call and the effect
@@ -187,6 +207,10 @@ type TestCase struct {
 	Expect Effect
 	// Targets, when set, are the targets the call must get, in order.
 	Targets []string
+	// Family names the families whose rules decide the case, separated
+	// by spaces ("ssh govc"); the case is left out when any of them is
+	// disabled.
+	Family string
 }
 
 // ConfigError is a problem in a configuration file, at a line and key.
@@ -358,6 +382,7 @@ type fileConfig struct {
 	Targets      TargetsConfig                `toml:"targets"`
 	ValueOptions map[string][]string          `toml:"value_options"`
 	Aliases      map[string]map[string]string `toml:"subcommand_aliases"`
+	Catalog      CatalogConfig                `toml:"catalog"`
 	Servers      []ServerRule                 `toml:"server"`
 	Tools        []fileTool                   `toml:"tool"`
 	Commands     []fileCommand                `toml:"command"`
@@ -384,6 +409,7 @@ type fileTool struct {
 	PayloadContains []string   `toml:"payload_contains"`
 	Writes          []globText `toml:"writes"`
 	Reason          string     `toml:"reason"`
+	Family          string     `toml:"family"`
 
 	InputEquals map[string]string `toml:"input_equals"`
 }
@@ -405,6 +431,8 @@ type fileCommand struct {
 	Writes          []globText `toml:"writes"`
 	Reason          string     `toml:"reason"`
 	Sample          string     `toml:"sample"`
+	ResourceIDs     bool       `toml:"resource_ids"`
+	Family          string     `toml:"family"`
 }
 
 type fileTest struct {
@@ -415,6 +443,7 @@ type fileTest struct {
 	Cwd     string   `toml:"cwd"`
 	Expect  *Effect  `toml:"expect"`
 	Targets []string `toml:"targets"`
+	Family  string   `toml:"family"`
 }
 
 // The value types below are structs, not named strings or integers,
@@ -537,6 +566,7 @@ func (v *validator) config(f *fileConfig) *Config {
 		Targets:           f.Targets,
 		ValueOptions:      f.ValueOptions,
 		SubcommandAliases: f.Aliases,
+		Catalog:           f.Catalog,
 		Servers:           f.Servers,
 		Hook: HookConfig{
 			Budget:    f.Hook.Budget.v,
@@ -592,6 +622,7 @@ func (v *validator) config(f *fileConfig) *Config {
 			}
 		}
 	}
+	v.disable(cfg.Catalog.Disable)
 	for i, s := range f.Servers {
 		if s.Name == "" || strings.Contains(s.Name, "__") {
 			v.fail("server", i, "name", "want the MCP server's name, got %q", s.Name)
@@ -628,6 +659,7 @@ func (v *validator) tool(i int, t *fileTool) ToolRule {
 		PayloadContains: t.PayloadContains,
 		InputEquals:     t.InputEquals,
 		Reason:          t.Reason,
+		Family:          t.Family,
 	}
 	for k := range t.InputEquals {
 		if k == "" || k == "/" {
@@ -678,6 +710,8 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 		RequireTarget:   c.RequireTarget,
 		Reason:          c.Reason,
 		Sample:          c.Sample,
+		ResourceIDs:     c.ResourceIDs,
+		Family:          c.Family,
 	}
 	for _, p := range c.Cmdlets {
 		r.Cmdlets = append(r.Cmdlets, p.v)
@@ -707,9 +741,6 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 	}
 	if r.RequireTarget && r.Target == "" {
 		v.fail("command", i, "require_target", "needs a target")
-	}
-	if r.Analysed && len(r.Cmdlets) > 0 {
-		v.fail("command", i, "analysed", "applies to match, not cmdlets")
 	}
 	if r.Exact && len(r.Cmdlets) > 0 {
 		v.fail("command", i, "exact", "applies to match, not cmdlets")
@@ -742,7 +773,7 @@ func (v *validator) phrases(table string, i int, key string, list []string) {
 }
 
 func (v *validator) test(i int, t *fileTest) TestCase {
-	tc := TestCase{Name: t.Name, Command: t.Command, Tool: t.Tool, Input: t.Input, Cwd: t.Cwd, Targets: t.Targets}
+	tc := TestCase{Name: t.Name, Command: t.Command, Tool: t.Tool, Input: t.Input, Cwd: t.Cwd, Targets: t.Targets, Family: t.Family}
 	switch {
 	case t.Command == "" && t.Tool == "":
 		v.fail("test", i, "", "missing key command (or tool)")

@@ -32,10 +32,18 @@
 // option's last value. Subcommand aliases ([Config.SubcommandAliases])
 // let a rule's words match the words that stand for them. payload_contains ignores case and folds runs of white space. Where a rule applies is set by on: remote commands are
 // those the shell analysis reached through ssh. Targets are found by the
-// rule's target spec: flag:NAME, arg:N, args or host. A protect rule that
-// finds no target gives ask: a checkpoint of nothing protects nothing.
+// rule's target spec: flag:NAME, flags:NAME (several words), arg:N,
+// dest:N, args or host. A protect rule that finds no target gives ask: a
+// checkpoint of nothing protects nothing.
+//
+// The catalog is made of families, one per way of reaching a VM (ssh,
+// govc, winrm, azure, terraform...); [Families] lists them and [catalog]
+// disable in the config turns one off. Code that other commands hand to a
+// host (winrs, psexec, gcloud compute ssh, az vm run-command, aws ssm
+// send-command, an Invoke-Command script block) is read here, in reach.go
+// and powershell.go, and judged as commands running on that host.
 //
 // [Policy.SelfTest] runs the [[test]] cases of the config and the catalog,
-// and for each deny and protect rule a matrix that quotes the rule's sample
+// and for each deny, ask and protect rule a matrix that quotes the rule's sample
 // command as data (which must not trip it) and runs it as code (which must).
 package policy

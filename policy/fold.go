@@ -62,11 +62,14 @@ func (s *section) add(m Match) {
 
 // add judges one finding.
 func (f *fold) add(x shell.Finding) {
+	if x.Invocation != nil && len(f.invocations) < maxListed {
+		f.invocations = append(f.invocations, *x.Invocation)
+	}
+	if f.p.skipped(x) {
+		return
+	}
 	switch {
 	case x.Invocation != nil:
-		if len(f.invocations) < maxListed {
-			f.invocations = append(f.invocations, *x.Invocation)
-		}
 		f.p.judgeInvocation(x.Invocation, &f.dir, f.section(0).add)
 	case x.Dynamic != nil:
 		f.section(1).add(f.p.judgeUnknown(x))

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -299,6 +300,11 @@ func overlay(cfg, proj *Config, set map[string]bool) {
 		}
 		cfg.SubcommandAliases = m
 	}
+	for _, f := range proj.Catalog.Disable {
+		if !slices.Contains(cfg.Catalog.Disable, f) {
+			cfg.Catalog.Disable = append(cfg.Catalog.Disable, f)
+		}
+	}
 	cfg.Commands = append(append([]CommandRule(nil), proj.Commands...), cfg.Commands...)
 	cfg.Tools = append(append([]ToolRule(nil), proj.Tools...), cfg.Tools...)
 	cfg.Servers = append(append([]ServerRule(nil), proj.Servers...), cfg.Servers...)
@@ -408,6 +414,15 @@ func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) 
 	}
 	if set["targets.strip_domain"] && proj.Targets.StripDomain != cfg.Targets.StripDomain {
 		ignore("targets.strip_domain", fmt.Sprint(proj.Targets.StripDomain), "it decides which VM gets the checkpoint")
+	}
+	var off []string
+	for _, f := range proj.Catalog.Disable {
+		if !slices.Contains(cfg.Catalog.Disable, f) {
+			off = append(off, f)
+		}
+	}
+	if len(off) > 0 {
+		ignore("catalog.disable", list(off), "turning a catalog family off loosens the guard")
 	}
 	return ignored
 }

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -13,9 +14,9 @@ import (
 // such text may well run, and any command could hide in it: like a command
 // decided at run time it gets ask wherever a deny, ask or protect rule
 // applies, unless a rule it matches as written asks for more.
-func (p *Policy) pastLimit(u *shell.Unparsed) Match {
-	remote := u.Host != "" || viaSSH(u.Via)
-	m := p.unknown(KindUnparsed, u.Text, u.Err, u.Host, remote, u.Via, false)
+func (p *Policy) pastLimit(u *shell.Unparsed, at place) Match {
+	remote := at.remote
+	m := p.unknown(KindUnparsed, u.Text, u.Err, at, false)
 	if m.Effect >= Ask {
 		return m
 	}
@@ -73,7 +74,7 @@ func (s *wordSet) names(r *commandRule) (string, bool) {
 	if s == nil {
 		return "", false
 	}
-	if s.tooMany && (len(r.words) > 0 && r.words[0] != "*" || len(r.cmdlets) > 0) {
+	if s.tooMany && (len(r.words) > 0 && r.words[0] != "*" || slices.ContainsFunc(r.cmdlets, func(c string) bool { return c != "*" })) {
 		return "(one of too many words to look up)", true
 	}
 	if len(r.words) > 0 && r.words[0] != "*" {
@@ -92,7 +93,7 @@ func (s *wordSet) names(r *commandRule) (string, bool) {
 	}
 	if len(r.cmdlets) > 0 {
 		for _, w := range s.order {
-			if anyGlob(r.cmdlets, strings.ToLower(w)) {
+			if namesCmdlet(r.cmdlets, strings.ToLower(w)) {
 				return w, true
 			}
 		}

@@ -72,7 +72,9 @@ func TestPowerShell(t *testing.T) {
 		{"pwsh ./deploy.ps1 -VM web-01", None, nil},
 		{"pwsh -c 'Write-Host \"Stop-VM web-01\"'", None, nil},
 		{"pwsh -c 'Get-VM web-01, web-02 | Restart-VM'", Protect, []string{"web-01", "web-02"}},
-		{"ssh admin@win-01 pwsh -c 'Get-Service'", Protect, []string{"win-01"}},
+		{"ssh admin@win-01 pwsh -c 'Get-Service'", None, nil},
+		{"ssh admin@win-01 pwsh -c 'Restart-Service W3SVC'", Protect, []string{"win-01"}},
+		{"ssh admin@win-01 pwsh ./deploy.ps1", Protect, []string{"win-01"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.cmd, func(t *testing.T) {

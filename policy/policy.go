@@ -39,6 +39,8 @@ type Policy struct {
 	// tighten are the policies of Config.Tighten: each judges a call
 	// too, and its verdict counts only where it is stricter.
 	tighten []*Policy
+	// tightens marks such a policy: it turns no catalog family off.
+	tightens bool
 }
 
 // testSet is the [[test]] cases of one config file, kept as the file has
@@ -75,9 +77,19 @@ func New(cfg *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.commands = append(user.commands, cat.commands...)
+	p.commands = user.commands
+	for _, c := range cat.commands {
+		if !p.disabled(c.src.Family) {
+			p.commands = append(p.commands, c)
+		}
+	}
 	p.byName, p.unnamed = indexRules(p.commands)
-	p.tools = append(user.tools, cat.tools...)
+	p.tools = user.tools
+	for _, t := range cat.tools {
+		if !p.disabled(t.src.Family) {
+			p.tools = append(p.tools, t)
+		}
+	}
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
@@ -126,7 +138,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 		return nil, err
 	}
 	t.byName, t.unnamed = indexRules(t.commands)
-	t.home, t.ownGlobs = p.home, p.ownGlobs
+	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
 		for k, v := range m {
@@ -375,53 +387,138 @@ func (p *Policy) folds(cwd string) []*fold {
 }
 
 // judgeInvocation judges an invocation run in *dir, which it moves on past
-// a cd, and, for PowerShell, the cmdlets of its code.
+// a cd, and the code it runs that the shell analysis leaves to the policy:
+// PowerShell code, and the code remote-execution commands hand to other
+// hosts.
 func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Match)) {
 	s := fromInvocation(inv)
+	p.judgeSubject(inv, &s, dir, 0, add)
+}
+
+// judgeUnknown judges a dynamic command or an unparsed part.
+func (p *Policy) judgeUnknown(f shell.Finding) Match {
+	return p.judgeUnknownAt(f, nil)
+}
+
+// judgeUnknownAt judges a dynamic command or an unparsed part of code
+// that runs at a place (see judgeCode), or, with at nil, of the command.
+func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
+	if d := f.Dynamic; d != nil {
+		return p.unknown(KindDynamic, d.Source, "", at.of(d.Host, d.Via), false)
+	}
+	u := f.Unparsed
+	if u.Limit {
+		return p.pastLimit(u, at.of(u.Host, u.Via))
+	}
+	return p.unknown(KindUnparsed, u.Text, u.Err, at.of(u.Host, u.Via), false)
+}
+
+// judgeCode judges code that a command hands to a place (see reach), as
+// commands running there, in cwd when the place is here.
+func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
+	dir := cwd
+	shell.Scan(code, func(x shell.Finding) {
+		if p.skipped(x) {
+			return
+		}
+		if x.Invocation == nil {
+			add(p.judgeUnknownAt(x, at))
+			return
+		}
+		s := fromInvocation(x.Invocation)
+		at.apply(&s)
+		p.judgeSubject(x.Invocation, &s, &dir, depth, add)
+	})
+}
+
+// judgeSubject judges the subject s of an invocation, run in *dir, and
+// then the code it runs that the policy reads itself.
+func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, dir *string, depth int, add func(Match)) {
+	if isWindowsProgram(s.name) {
+		s.name = windowsName(s.name)
+	}
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
-	m := p.judge(&s)
+	dropReleaseTrack(s)
+	var (
+		cmdlets []subject
+		dynamic bool
+	)
+	if isPowerShell(inv.Name) {
+		var ok bool
+		if cmdlets, dynamic, ok = cmdletSubjects(inv, s); ok {
+			s.analysed = true
+		}
+	}
+	r, reached := reachOf(s)
+	if reached && !p.disabled(r.family) {
+		s.reached, s.reach, s.reachUnknown = true, r.hosts, r.unknown
+		s.analysed = s.analysed || r.known
+	} else {
+		reached = false
+	}
+	m := p.judge(s)
 	if !s.remote {
 		// The files a command writes are judged from the folder it
 		// runs in, which the cd before it decides. Most commands write
 		// none, and spare the copy of s that judging writes keeps.
 		if len(s.writes) > 0 || writeCommands[s.name] != nil && !s.ps {
-			sw := s
+			sw := *s
 			m = p.judgeCommandWrites(&sw, m, *dir)
 		}
-		*dir = changeDir(&s, *dir)
+		*dir = changeDir(s, *dir)
 	}
 	m.Kind = KindInvocation
 	m.Source = s.text()
 	add(m)
-	if !isPowerShell(inv.Name) {
-		return
-	}
-	subs, dynamic, ok := cmdletSubjects(inv, s.host, s.remote)
-	if !ok {
-		return
-	}
-	for j := range subs {
-		m := p.judge(&subs[j])
-		m.Kind = KindCmdlet
-		m.Source = subs[j].text()
-		add(m)
+	for j := range cmdlets {
+		// With the winrm family disabled, script blocks run on other
+		// computers are not judged.
+		if p.disabled("winrm") && viaRemoting(cmdlets[j].via) {
+			continue
+		}
+		add(p.cmdletMatch(&cmdlets[j]))
 	}
 	if dynamic {
-		add(p.unknown(KindDynamic, inv.Name+" -Command", "", s.host, s.remote, inv.Via, true))
+		add(p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
+	}
+	if reached && r.known {
+		p.reachMatches(s, &r, *dir, depth, add)
 	}
 }
 
-// judgeUnknown judges a dynamic command or an unparsed part.
-func (p *Policy) judgeUnknown(f shell.Finding) Match {
-	if d := f.Dynamic; d != nil {
-		return p.unknown(KindDynamic, d.Source, "", d.Host, d.Host != "" || viaSSH(d.Via), d.Via, false)
+func (p *Policy) cmdletMatch(s *subject) Match {
+	m := p.judge(s)
+	m.Kind = KindCmdlet
+	m.Source = s.text()
+	return m
+}
+
+// apply puts a subject the analysis of handed-on code found in the place
+// that code runs. A subject that names its own host (ssh inside the code)
+// keeps it.
+func (at *place) apply(s *subject) {
+	if at == nil {
+		return
 	}
-	u := f.Unparsed
-	if u.Limit {
-		return p.pastLimit(u)
+	s.via = append(append([]string(nil), at.via...), s.via...)
+	if s.host != "" {
+		s.remote = s.remote || at.remote
+		return
 	}
-	return p.unknown(KindUnparsed, u.Text, u.Err, u.Host, u.Host != "" || viaSSH(u.Via), u.Via, false)
+	s.host, s.hosts, s.remote = at.host, at.hosts, s.remote || at.remote
+}
+
+// of returns the place of a dynamic or unparsed piece of the analysis.
+func (at *place) of(host string, via []string) place {
+	pl := place{host: host, remote: host != "" || viaSSH(via), via: via}
+	if at != nil {
+		pl.via = append(append([]string(nil), at.via...), via...)
+		if host == "" {
+			pl.host, pl.hosts, pl.remote = at.host, at.hosts, pl.remote || at.remote
+		}
+	}
+	return pl
 }
 
 // text shows the subject as a command line a person can read back: static
@@ -446,7 +543,7 @@ func (s *subject) text() string {
 func (p *Policy) judge(s *subject) Match {
 	m := Match{Via: s.via, Payload: s.payload}
 	if s.remote {
-		m.Host = s.host
+		m.Host = strings.Join(s.hostList(), ",")
 	}
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
@@ -506,12 +603,13 @@ func couldMatch(m Match, r *commandRule) Match {
 // any command. Otherwise a dynamic name could be any command, so it gets
 // ask when some deny, ask or protect rule applies there; unparsed text gets
 // ask only when one of its words is the command such a rule names.
-func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, via []string, psDynamic bool) Match {
-	m := Match{Kind: kind, Source: source, Via: via}
+func (p *Policy) unknown(kind Kind, source, parseErr string, at place, psDynamic bool) Match {
+	remote := at.remote
+	m := Match{Kind: kind, Source: source, Via: at.via}
+	s := subject{host: at.host, hosts: at.hosts, remote: remote}
 	if remote {
-		m.Host = host
+		m.Host = strings.Join(s.hostList(), ",")
 	}
-	s := subject{host: host, remote: remote}
 	for _, r := range p.commands {
 		if !r.catchAll() || !r.at(remote) || psDynamic {
 			continue
@@ -522,8 +620,8 @@ func (p *Policy) unknown(kind Kind, source, parseErr, host string, remote bool, 
 		if m.Effect == Protect && len(targets) == 0 {
 			m.Effect = Ask
 			m.Reason = unknownWhat(kind, source, parseErr) + ", and the rule found no target in the call"
-			if remote && runTimeHost(host) {
-				m.Reason = unknownWhat(kind, source, parseErr) + ", and " + runTimeHostReason(host)
+			if remote && runTimeHost(at.host) {
+				m.Reason = unknownWhat(kind, source, parseErr) + ", and " + runTimeHostReason(at.host)
 			}
 		}
 		return m
@@ -632,6 +730,17 @@ func (p *Policy) unlistedTool(tool string) Verdict {
 		}
 	}
 	return combine([]Match{m})
+}
+
+// namesCmdlet reports whether a pattern that names cmdlets matches name;
+// "*", which matches every cmdlet, names none.
+func namesCmdlet(patterns []string, name string) bool {
+	for _, p := range patterns {
+		if p != "*" && glob(p, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // judgeCommandWrites is the pass of the rules with writes over the files

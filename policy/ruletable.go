@@ -8,8 +8,8 @@ import (
 )
 
 // Column widths of WriteRules: EFFECT and KIND fit their longest values,
-// RULE is as wide as the longest name up to maxRuleWidth; a longer name
-// puts its reason on the next line.
+// FAMILY the longest family, RULE is as wide as the longest name up to
+// maxRuleWidth; a longer name puts its reason on the next line.
 const (
 	effectWidth  = len("protect")
 	kindWidth    = len("command")
@@ -19,7 +19,8 @@ const (
 
 // WriteRules writes the effective rules as `rewind catalog` prints them
 // (and rewind's MCP server serves them): in the order they are tried, in
-// aligned columns, EFFECT, KIND, RULE and REASON, each followed by an
+// aligned columns, EFFECT, KIND, FAMILY, RULE and REASON (a rule of no
+// family shows "-"), each followed by an
 // "if ..." line with the conditions it needs besides its name, under a
 // "# origin" line for each config they come from.
 func (p *Policy) WriteRules(w io.Writer) error {
@@ -27,13 +28,14 @@ func (p *Policy) WriteRules(w io.Writer) error {
 }
 
 func writeRules(w io.Writer, rules []RuleInfo) error {
-	ruleWidth := len("RULE")
+	ruleWidth, familyWidth := len("RULE"), len("FAMILY")
 	for _, r := range rules {
 		if n := utf8.RuneCountInString(r.Name); n <= maxRuleWidth {
 			ruleWidth = max(ruleWidth, n)
 		}
+		familyWidth = max(familyWidth, utf8.RuneCountInString(r.Family))
 	}
-	indent := strings.Repeat(" ", effectWidth+2+kindWidth+2)
+	indent := strings.Repeat(" ", effectWidth+2+kindWidth+2+familyWidth+2)
 	reasonIndent := strings.Repeat(" ", len(indent)+ruleWidth+2)
 	var b strings.Builder
 	origin := ""
@@ -44,9 +46,13 @@ func writeRules(w io.Writer, rules []RuleInfo) error {
 			}
 			origin = r.Origin
 			fmt.Fprintf(&b, "# %s\n", origin)
-			fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %s\n", effectWidth, "EFFECT", kindWidth, "KIND", ruleWidth, "RULE", "REASON")
+			fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %-*s  %s\n", effectWidth, "EFFECT", kindWidth, "KIND", familyWidth, "FAMILY", ruleWidth, "RULE", "REASON")
 		}
-		fmt.Fprintf(&b, "%-*s  %-*s  ", effectWidth, r.Effect, kindWidth, r.Kind)
+		family := r.Family
+		if family == "" {
+			family = "-"
+		}
+		fmt.Fprintf(&b, "%-*s  %-*s  %-*s  ", effectWidth, r.Effect, kindWidth, r.Kind, familyWidth, family)
 		if n := utf8.RuneCountInString(r.Name); n > ruleWidth {
 			fmt.Fprintf(&b, "%s\n%s%s\n", r.Name, reasonIndent, r.Reason)
 		} else {

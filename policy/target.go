@@ -10,10 +10,12 @@ import (
 type targetKind int
 
 const (
-	targetFlag targetKind = iota // the value of an option
-	targetArg                    // the N-th positional word after the match
-	targetArgs                   // every positional word after the match
-	targetHost                   // the host the command acts on
+	targetFlag  targetKind = iota // the value of an option
+	targetArg                     // the N-th positional word after the match
+	targetArgs                    // every positional word after the match
+	targetHost                    // the host the command acts on
+	targetFlags                   // the values of an option that takes several words
+	targetDest                    // the N-th positional word as an ssh destination
 )
 
 // targetSpec is one alternative of a rule's target.
@@ -25,7 +27,7 @@ type targetSpec struct {
 }
 
 // parseTargets parses a target spec: alternatives joined by "|", each
-// "flag:NAME", "arg:N", "args" or "host".
+// "flag:NAME", "flags:NAME", "arg:N", "dest:N", "args" or "host".
 func parseTargets(s string) ([]targetSpec, error) {
 	if s == "" {
 		return nil, nil
@@ -34,18 +36,26 @@ func parseTargets(s string) ([]targetSpec, error) {
 	for alt := range strings.SplitSeq(s, "|") {
 		kind, arg, _ := strings.Cut(alt, ":")
 		switch kind {
-		case "flag":
+		case "flag", "flags":
 			name := strings.TrimLeft(arg, "-")
 			if name == "" || strings.ContainsAny(name, " =") {
-				return nil, fmt.Errorf("bad target %q: flag needs an option name, as in flag:-vm", alt)
+				return nil, fmt.Errorf("bad target %q: %s needs an option name, as in %s:-vm", alt, kind, kind)
 			}
-			specs = append(specs, targetSpec{kind: targetFlag, flag: name, raw: arg})
-		case "arg":
+			k := targetFlag
+			if kind == "flags" {
+				k = targetFlags
+			}
+			specs = append(specs, targetSpec{kind: k, flag: name, raw: arg})
+		case "arg", "dest":
 			n, err := strconv.Atoi(arg)
 			if err != nil || n < 1 {
-				return nil, fmt.Errorf("bad target %q: arg needs a position from 1, as in arg:1", alt)
+				return nil, fmt.Errorf("bad target %q: %s needs a position from 1, as in %s:1", alt, kind, kind)
 			}
-			specs = append(specs, targetSpec{kind: targetArg, n: n})
+			k := targetArg
+			if kind == "dest" {
+				k = targetDest
+			}
+			specs = append(specs, targetSpec{kind: k, n: n})
 		case "args", "host":
 			if arg != "" || strings.Contains(alt, ":") {
 				return nil, fmt.Errorf("bad target %q: %s takes no value", alt, kind)
@@ -56,7 +66,7 @@ func parseTargets(s string) ([]targetSpec, error) {
 			}
 			specs = append(specs, targetSpec{kind: k})
 		default:
-			return nil, fmt.Errorf("unknown target %q (want flag:NAME, arg:N, args or host, joined by |)", alt)
+			return nil, fmt.Errorf("unknown target %q (want flag:NAME, flags:NAME, arg:N, dest:N, args or host, joined by |)", alt)
 		}
 	}
 	return specs, nil
@@ -120,6 +130,28 @@ func stripPort(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// resourceName returns the name a cloud resource ID or URI ends in: NAME
+// from an Azure ID ".../virtualMachines/NAME", a Compute Engine URL or
+// path ".../instances/NAME", an EC2 ARN "arn:aws:ec2:...:instance/ID".
+// Any other word is returned as it is.
+func resourceName(word string) string {
+	lower := strings.ToLower(word)
+	for _, key := range []string{"/virtualmachines/", "/instances/", ":instance/"} {
+		if i := strings.LastIndex(lower, key); i >= 0 {
+			name, _, _ := strings.Cut(word[i+len(key):], "/")
+			if name != "" {
+				return name
+			}
+		}
+	}
+	if strings.HasPrefix(lower, "/subscriptions/") {
+		if i := strings.LastIndexByte(strings.TrimRight(word, "/"), '/'); i >= 0 {
+			return strings.TrimRight(word, "/")[i+1:]
+		}
+	}
+	return word
 }
 
 // runTimeHost reports whether a host, as the shell analysis reports it, is

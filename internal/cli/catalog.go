@@ -15,7 +15,9 @@ func newCatalogCmd() *cobra.Command {
 		Short: "Print the effective rules",
 		Long: `catalog prints the rules in the order they are tried: the config's rules
 first, then the built-in catalog's; within a list the first matching rule
-wins. Each rule shows its effect, its kind, the name verdicts give it, the
+wins. Each rule shows its effect, its kind, its family (the way of
+reaching a VM it belongs to; [catalog] disable = ["gcloud", ...] in the
+config turns a catalog family off), the name verdicts give it, the
 conditions it needs besides its name (in the config's own keys: on,
 args_any, args_none, payload_contains, target, paths, vm_arg...) and its
 reason. With --toml it prints the built-in catalog itself, a config file
