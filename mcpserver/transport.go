@@ -8,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rewind-dev/rewind/internal/jsonscan"
 )
 
 // maxLine bounds one message on the input, as the SDK's own transport does.
@@ -94,6 +96,9 @@ func inspect(line []byte) (request, cancelled, why string, id any) {
 	if line[0] != '{' {
 		return "", "", "not a JSON-RPC message object", nil
 	}
+	if why := memberNames(line); why != "" {
+		return "", "", why, nil
+	}
 	// A field of another type than message's (params that are not a
 	// cancellation's, say) is left zero, and the rest still read.
 	var m message
@@ -121,6 +126,31 @@ func inspect(line []byte) (request, cancelled, why string, id any) {
 	}
 	return "", "", "", nil
 }
+
+// memberNames checks the message's member names as the SDK reads them:
+// exactly, each once. encoding/json folds case and keeps the last of a
+// repeated name, so without this check a message the SDK drops unanswered
+// ("jsoNrpc", two "id"s) would pass for a request.
+func memberNames(line []byte) (why string) {
+	seen := make(map[string]bool, 4)
+	jsonscan.Keys(line, func(k jsonscan.Key) bool {
+		if k.Depth != 1 {
+			return true
+		}
+		switch {
+		case seen[k.Name]:
+			why = fmt.Sprintf("the member %q is given twice", k.Name)
+		case !jsonrpcMember[k.Name] && jsonrpcMember[strings.ToLower(k.Name)]:
+			why = fmt.Sprintf("the member %q must be spelled %q", k.Name, strings.ToLower(k.Name))
+		}
+		seen[k.Name] = true
+		return why == ""
+	})
+	return why
+}
+
+// jsonrpcMember is the set of a JSON-RPC 2.0 message's member names.
+var jsonrpcMember = map[string]bool{"jsonrpc": true, "id": true, "method": true, "params": true, "result": true, "error": true}
 
 // read notes a request read, or a request cancelled, which the server
 // does not answer.

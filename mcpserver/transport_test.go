@@ -66,6 +66,18 @@ func TestTransport(t *testing.T) {
 			},
 		},
 		{
+			name: "member names as the SDK reads them: exact, each once",
+			input: initialize + `{"jsoNrpc":"2.0","id":21,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":22,"id":23,"method":"ping"}` + "\n" +
+				`{"jsonrpc":"2.0","id":24,"Method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":25,"method":"ping","x-note":1}`,
+			want: []string{
+				`{"jsonrpc":"2.0","id":1,"result":`,
+				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the member \"jsoNrpc\" must be spelled \"jsonrpc\""}}`,
+				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the member \"id\" is given twice"}}`,
+				`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: the member \"Method\" must be spelled \"method\""}}`,
+				`{"jsonrpc":"2.0","id":25,"result":{}}`,
+			},
+		},
+		{
 			name:  "IDs as the SDK reads them",
 			input: initialize + `{"jsonrpc":"2.0","id":9.0,"method":"ping"}` + "\n" + `{"jsonrpc":"2.0","id":1e1,"method":"ping"}`,
 			want:  []string{`{"jsonrpc":"2.0","id":1,"result":`, `{"jsonrpc":"2.0","id":9,"result":{}}`, `{"jsonrpc":"2.0","id":10,"result":{}}`},
