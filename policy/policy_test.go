@@ -169,7 +169,7 @@ func TestClassifyTool(t *testing.T) {
 		{"mcp__lab__power", `{"vm":"c"}`, "", Protect, []string{"c"}},
 		{"mcp__lab__power", `{"spec":{}}`, "", Ask, nil},
 		{"Bash", `{"command":"govc vm.power -off web-01"}`, "", Protect, []string{"web-01"}},
-		{"Bash", `{"command":["govc","vm.destroy","web-01"]}`, "", Deny, nil},
+		{"Bash", `{"command":["govc","vm.destroy","web-01"]}`, "", Deny, []string{"web-01"}},
 		{"Bash", `not json`, "", Ask, nil},
 		{"Read", `{"file_path":"/etc/passwd"}`, "", None, nil},
 		{"mcp__lab__apply", `{"mode":"dry-run","opts":{"force":false},"retries":0}`, "", None, nil},
