@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,14 +89,14 @@ func TestBrowser(t *testing.T) {
 	)
 
 	steps(t, bctx, "test from here",
-		chromedp.Click(css(point+` button[data-action="test"]`)),
+		click(point+` button[data-action="test"]`),
 		chromedp.WaitVisible(css(`#confirm[open]`)),
 	)
 	if text := get(t, bctx, chromedp.Text(css(`#confirm-text`))); !strings.Contains(text, "failover test") || !strings.Contains(text, first.Checkpoints[0].Tag) {
 		t.Errorf("the confirmation says %q", text)
 	}
 	steps(t, bctx, "confirm the test",
-		chromedp.Click(css(`#confirm-ok`)),
+		click(`#confirm-ok`),
 		chromedp.WaitVisible(css(`.job[data-mode="test"][data-state="ok"]`)),
 		chromedp.WaitVisible(css(`button[data-action="stop-test"]`)),
 	)
@@ -105,9 +106,9 @@ func TestBrowser(t *testing.T) {
 	saveScreenshot(t, get(t, bctx, chromedp.CaptureScreenshot()))
 
 	steps(t, bctx, "stop the test",
-		chromedp.Click(css(`button[data-action="stop-test"]`)),
+		click(`button[data-action="stop-test"]`),
 		chromedp.WaitVisible(css(`#confirm[open]`)),
-		chromedp.Click(css(`#confirm-ok`)),
+		click(`#confirm-ok`),
 		chromedp.WaitVisible(css(`.job[data-mode="stop-test"][data-state="ok"]`)),
 		chromedp.WaitNotPresent(css(`button[data-action="stop-test"]`)),
 	)
@@ -118,7 +119,7 @@ func TestBrowser(t *testing.T) {
 	// A restore states its loss and is refused without the VM's name.
 	steps(t, bctx, "restore",
 		chromedp.WaitVisible(css(point+` button[data-action="restore"]:not([disabled])`)),
-		chromedp.Click(css(point+` button[data-action="restore"]`)),
+		click(point+` button[data-action="restore"]`),
 		chromedp.WaitVisible(css(`#confirm-names`)),
 	)
 	if text := get(t, bctx, chromedp.Text(css(`#confirm-text`))); !strings.Contains(text, "loses every change made to web-01") {
@@ -126,19 +127,36 @@ func TestBrowser(t *testing.T) {
 	}
 	steps(t, bctx, "confirm with the wrong name",
 		chromedp.SendKeys(css(`#confirm-input`), "db-01"),
-		chromedp.Click(css(`#confirm-ok`)),
+		click(`#confirm-ok`),
 		chromedp.WaitVisible(css(`#confirm-error`)),
 	)
 	if text := get(t, bctx, chromedp.Text(css(`#confirm-error`))); !strings.Contains(text, "nothing was sent to Zerto") {
 		t.Errorf("the refusal says %q", text)
 	}
 	steps(t, bctx, "cancel",
-		chromedp.Click(css(`#confirm-cancel`)),
+		click(`#confirm-cancel`),
 		chromedp.WaitNotVisible(css(`#confirm`)),
 	)
 	if n := l.Sim.Count("restore"); n != 0 {
 		t.Errorf("the simulator saw %d restores, want none", n)
 	}
+}
+
+// click clicks the first element sel matches once it is shown and
+// enabled, finding it and clicking it in one step in the page. The page
+// re-renders its VM cards as Zerto's answers come in, so a node that
+// chromedp found first and clicked after may be gone by then ("Could not
+// find node with given id").
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`new Promise((resolve, reject) => {
+	const until = Date.now() + 20000;
+	(function attempt() {
+		const e = document.querySelector(%q);
+		if (e && e.offsetParent !== null && !e.disabled) { e.click(); resolve(); return; }
+		if (Date.now() > until) { reject(new Error("nothing to click: " + %q)); return; }
+		setTimeout(attempt, 25);
+	})();
+})`, sel, sel), chromedp.EvalAwaitPromise)
 }
 
 // css marks a selector as CSS: chromedp reads a plain string as a search.
