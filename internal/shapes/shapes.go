@@ -1,7 +1,3 @@
-// Package shapes generates shell commands of the shapes that wear an
-// analysis down: long repetitions, deep nesting, wrapper chains, large
-// data and mixed quoting, at any size. The shell benchmarks, the fuzz
-// targets and the hook benchmark under bench/ build their inputs here.
 package shapes
 
 import (
