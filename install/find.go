@@ -127,7 +127,8 @@ func (hf *hookFile) find() ([]Installed, error) {
 
 // Uncovered returns the tools of cfg's policy that the hook's matcher lets
 // past the hook, unjudged: the shell, an MCP tool, and the tools the
-// config's [[tool]] rules name (those without wildcards).
+// [[tool]] rules of the catalog and the config name (those without
+// wildcards: Write, Edit...).
 func (in Installed) Uncovered(cfg *policy.Config) []string {
 	if !in.HasMatcher {
 		return nil
@@ -136,22 +137,19 @@ func (in Installed) Uncovered(cfg *policy.Config) []string {
 	if in.Host == hostio.Gemini {
 		samples = []string{"run_shell_command", "mcp_server_tool", "mcp__server__tool"}
 	}
-	if cfg != nil {
-		for _, t := range cfg.Tools {
-			if strings.ContainsAny(t.Name, "*?[") || strings.HasPrefix(t.Name, "mcp_") {
-				continue
-			}
-			name := t.Name
-			if in.Host == hostio.Gemini {
-				switch name {
-				case "Write":
-					name = "write_file"
-				case "Edit":
-					name = "replace"
-				}
-			}
-			samples = append(samples, name)
+	for _, name := range policy.HookTools(cfg) {
+		if strings.ContainsAny(name, "*?[\\") {
+			continue
 		}
+		if in.Host == hostio.Gemini {
+			switch name {
+			case "Write":
+				name = "write_file"
+			case "Edit":
+				name = "replace"
+			}
+		}
+		samples = append(samples, name)
 	}
 	var out []string
 	for _, s := range samples {

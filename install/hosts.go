@@ -187,8 +187,10 @@ func hostName(h hostio.Host) string {
 // host's tool names that covers every tool the policy cfg (with the
 // catalog) may judge: the shell, every MCP tool (the catalog's rules match
 // any server's tools, and the config's guarded servers are among them), and
-// the tools the config's [[tool]] rules name. Tools it leaves out never
-// reach the hook, which keeps the host fast for reads.
+// the tools the [[tool]] rules of the catalog and the config name (the
+// catalog's include the file tools, whose writes to rewind's own config are
+// asked). Tools it leaves out never reach the hook, which keeps the host
+// fast for reads.
 func Matcher(h hostio.Host, cfg *policy.Config) string {
 	shell, mcp := "Bash", "mcp__.*"
 	rename := map[string]string{}
@@ -199,36 +201,45 @@ func Matcher(h hostio.Host, cfg *policy.Config) string {
 	}
 	parts := []string{shell, mcp}
 	seen := map[string]bool{shell: true, mcp: true}
-	if cfg != nil {
-		for _, t := range cfg.Tools {
-			if strings.HasPrefix(t.Name, "mcp__") || strings.HasPrefix(t.Name, "mcp_") {
-				continue
-			}
-			re := globRegexp(t.Name)
-			if n, ok := rename[t.Name]; ok {
-				re = regexp.QuoteMeta(n)
-			}
-			if !seen[re] {
-				seen[re] = true
-				parts = append(parts, re)
-			}
+	for _, g := range policy.HookTools(cfg) {
+		re := globRegexp(g)
+		if n, ok := rename[g]; ok {
+			re = regexp.QuoteMeta(n)
+		}
+		if !seen[re] {
+			seen[re] = true
+			parts = append(parts, re)
 		}
 	}
 	return "^(" + strings.Join(parts, "|") + ")$"
 }
 
-// globRegexp turns a tool glob ("*" any run, "?" one character) into a
-// regular expression.
+// globRegexp turns a tool glob of path.Match ("*" any run, "?" one
+// character, "[...]" a class, "\\" an escape) into a regular expression.
 func globRegexp(glob string) string {
 	var b strings.Builder
-	for _, r := range glob {
-		switch r {
+	for i := 0; i < len(glob); i++ {
+		switch c := glob[i]; c {
 		case '*':
 			b.WriteString(".*")
 		case '?':
 			b.WriteString(".")
+		case '\\':
+			if i+1 < len(glob) {
+				i++
+				b.WriteString(regexp.QuoteMeta(glob[i : i+1]))
+			}
+		case '[':
+			// A class is the same in both, "[^" included; one that does
+			// not close is a literal "[" to path.Match as to us.
+			if j := strings.IndexByte(glob[i:], ']'); j > 1 {
+				b.WriteString(glob[i : i+j+1])
+				i += j
+				continue
+			}
+			b.WriteString(`\[`)
 		default:
-			b.WriteString(regexp.QuoteMeta(string(r)))
+			b.WriteString(regexp.QuoteMeta(string(c)))
 		}
 	}
 	return b.String()

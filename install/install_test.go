@@ -107,7 +107,7 @@ func TestInstallClaudeProjectMerges(t *testing.T) {
         ]
       },
       {
-        "matcher": "^(Bash|mcp__.*)$",
+        "matcher": "CLAUDE_MATCHER",
         "hooks": [
           {
             "type": "command",
@@ -137,6 +137,7 @@ func TestInstallClaudeProjectMerges(t *testing.T) {
   }
 }
 `
+	want = strings.Replace(want, "CLAUDE_MATCHER", Matcher(hostio.Claude, nil), 1)
 	if got != want {
 		t.Errorf("settings after install:\n%s\nwant:\n%s", got, want)
 	}
@@ -288,18 +289,18 @@ func TestInstallHosts(t *testing.T) {
 		files map[string]string // relative to Dir ("" prefix) or Home ("~/")
 	}{
 		{hostio.Claude, User, map[string]string{
-			"~/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"^(Bash|mcp__.*)$","hooks":[{"type":"command","command":"/b/rewind hook","timeout":180}]}]}}`,
+			"~/.claude/settings.json": `{"hooks":{"PreToolUse":[{"matcher":"CLAUDE_MATCHER","hooks":[{"type":"command","command":"/b/rewind hook","timeout":180}]}]}}`,
 			"~/.claude.json":          `{"mcpServers":{"rewind":{"command":"/b/rewind","args":["mcp"]}}}`,
 		}},
 		{hostio.Claude, Local, map[string]string{
-			".claude/settings.local.json": `{"hooks":{"PreToolUse":[{"matcher":"^(Bash|mcp__.*)$","hooks":[{"type":"command","command":"/b/rewind hook","timeout":180}]}]}}`,
+			".claude/settings.local.json": `{"hooks":{"PreToolUse":[{"matcher":"CLAUDE_MATCHER","hooks":[{"type":"command","command":"/b/rewind hook","timeout":180}]}]}}`,
 			"~/.claude.json":              `{"projects":{"DIR":{"mcpServers":{"rewind":{"command":"/b/rewind","args":["mcp"]}}}}}`,
 		}},
 		{hostio.Codex, User, map[string]string{
-			"~/.codex/hooks.json": `{"hooks":{"PreToolUse":[{"matcher":"^(Bash|mcp__.*)$","hooks":[{"type":"command","command":"/b/rewind hook --host codex","timeout":180}]}]}}`,
+			"~/.codex/hooks.json": `{"hooks":{"PreToolUse":[{"matcher":"CLAUDE_MATCHER","hooks":[{"type":"command","command":"/b/rewind hook --host codex","timeout":180}]}]}}`,
 		}},
 		{hostio.Gemini, Project, map[string]string{
-			".gemini/settings.json": `{"hooks":{"BeforeTool":[{"matcher":"^(run_shell_command|mcp_.*)$","hooks":[{"type":"command","name":"rewind","command":"/b/rewind hook --host gemini","timeout":180000}]}]},"mcpServers":{"rewind":{"command":"/b/rewind","args":["mcp"]}}}`,
+			".gemini/settings.json": `{"hooks":{"BeforeTool":[{"matcher":"GEMINI_MATCHER","hooks":[{"type":"command","name":"rewind","command":"/b/rewind hook --host gemini","timeout":180000}]}]},"mcpServers":{"rewind":{"command":"/b/rewind","args":["mcp"]}}}`,
 		}},
 		{hostio.Cursor, Project, map[string]string{
 			".cursor/hooks.json": `{"version":1,"hooks":{"beforeShellExecution":[{"command":"/b/rewind hook --host cursor"}],"beforeMCPExecution":[{"command":"/b/rewind hook --host cursor"}]}}`,
@@ -319,7 +320,8 @@ func TestInstallHosts(t *testing.T) {
 				if strings.HasPrefix(rel, "~/") {
 					path = filepath.Join(env.Home, rel[2:])
 				}
-				want = strings.ReplaceAll(want, "DIR", env.Dir)
+				want = strings.NewReplacer("DIR", env.Dir,
+					"CLAUDE_MATCHER", Matcher(hostio.Claude, nil), "GEMINI_MATCHER", Matcher(hostio.Gemini, nil)).Replace(want)
 				if got := readFile(t, path); !sameJSON([]byte(got), []byte(want)) {
 					t.Errorf("%s:\n%s\nwant:\n%s", rel, got, want)
 				}
@@ -360,12 +362,35 @@ func TestScopesWithoutHooks(t *testing.T) {
 
 func TestMatcher(t *testing.T) {
 	cfg := policy.Default()
-	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}, {Name: "Notebook*"}, {Name: "Write"}}
-	if got, want := Matcher(hostio.Claude, cfg), `^(Bash|mcp__.*|Write|Notebook.*)$`; got != want {
-		t.Errorf("Claude matcher %s, want %s", got, want)
+	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}, {Name: "Notebook*"}, {Name: "Write"}, {Name: "Deploy[A-Z]*"}}
+	tests := []struct {
+		host   hostio.Host
+		prefix string
+		judged []string // tools the hook must see
+		passed []string // tools that need no hook run
+	}{
+		{hostio.Claude, `^(Bash|mcp__.*|Write|Notebook.*|Deploy[A-Z].*|`,
+			[]string{"Bash", "mcp__vsphere__power_off_vm", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "DeployApp", "TodoWrite"},
+			[]string{"Read", "Glob", "Grep", "WebFetch", "Deployapp", "bash"}},
+		{hostio.Gemini, `^(run_shell_command|mcp_.*|write_file|Notebook.*|Deploy[A-Z].*|`,
+			[]string{"run_shell_command", "mcp_vsphere_power_off_vm", "write_file", "replace"},
+			[]string{"read_file", "glob", "google_web_search"}},
 	}
-	if got, want := Matcher(hostio.Gemini, cfg), `^(run_shell_command|mcp_.*|write_file|Notebook.*)$`; got != want {
-		t.Errorf("Gemini matcher %s, want %s", got, want)
+	for _, tt := range tests {
+		m := Matcher(tt.host, cfg)
+		if !strings.HasPrefix(m, tt.prefix) {
+			t.Errorf("%s matcher %s, want it to start %s (the shell, MCP tools, then the config's tools)", tt.host, m, tt.prefix)
+		}
+		for _, tool := range tt.judged {
+			if !MatcherMatches(m, tool) {
+				t.Errorf("%s matcher %s lets %s past the hook", tt.host, m, tool)
+			}
+		}
+		for _, tool := range tt.passed {
+			if MatcherMatches(m, tool) {
+				t.Errorf("%s matcher %s sends %s to the hook", tt.host, m, tool)
+			}
+		}
 	}
 }
 
@@ -419,7 +444,7 @@ func TestDiff(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := res.Changes[0].Diff()
-	if !bytes.HasPrefix(d, []byte("diff /dev/null "+filepath.Join(env.Dir, ".claude", "settings.json"))) || !bytes.Contains(d, []byte(`+        "matcher": "^(Bash|mcp__.*)$",`)) {
+	if !bytes.HasPrefix(d, []byte("diff /dev/null "+filepath.Join(env.Dir, ".claude", "settings.json"))) || !bytes.Contains(d, []byte(`+        "matcher": "`+Matcher(hostio.Claude, nil)+`",`)) {
 		t.Errorf("diff:\n%s", d)
 	}
 	if _, err := os.Stat(filepath.Join(env.Dir, ".claude")); !errors.Is(err, os.ErrNotExist) {
@@ -463,8 +488,10 @@ func TestUncovered(t *testing.T) {
 		want string
 	}{
 		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: Matcher(hostio.Claude, cfg)}, ""},
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool Write"},
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write"},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool Write Edit MultiEdit NotebookEdit"},
+		// The matcher of an earlier install: the catalog's file tools,
+		// whose writes to rewind's own config are asked, pass unjudged.
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write Edit MultiEdit NotebookEdit"},
 		{Installed{Host: hostio.Gemini, HasMatcher: true, Matcher: Matcher(hostio.Gemini, cfg)}, ""},
 		{Installed{Host: hostio.Cursor}, ""},
 	} {

@@ -283,3 +283,29 @@ func snakeCase(s string) string {
 
 func isUpper(c byte) bool { return 'A' <= c && c <= 'Z' }
 func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
+
+// HookTools returns the name globs (path.Match patterns, alternatives
+// split) of the [[tool]] rules of the catalog and of cfg that judge tools
+// other than MCP tools, such as the file tools whose writes to rewind's own
+// config are asked. A host whose hook is registered for some tools only
+// must send these to the hook beside its shell and MCP tools, or their
+// rules never run. A nil cfg means the catalog alone.
+func HookTools(cfg *Config) []string {
+	var globs []string
+	seen := map[string]bool{}
+	for _, c := range []*Config{cfg, catalogConfig()} {
+		if c == nil {
+			continue
+		}
+		for _, r := range c.Tools {
+			for _, g := range strings.Split(r.Name, "|") {
+				if g == "" || strings.HasPrefix(g, "mcp_") || seen[g] {
+					continue
+				}
+				seen[g] = true
+				globs = append(globs, g)
+			}
+		}
+	}
+	return globs
+}

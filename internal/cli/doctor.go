@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/internal/version"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/spf13/cobra"
@@ -392,15 +392,6 @@ func (d *doctor) binary(ctx context.Context, bin string) {
 	d.line(checkOK, "hook binary", fmt.Sprintf("%s exists and is %s", path, theirs), "")
 }
 
-// versionOutput is what `rewind version` prints, from the version command
-// itself, so that both sides of the comparison come from one place.
-func versionOutput() string {
-	var b bytes.Buffer
-	cmd := newVersionCmd()
-	cmd.SetOut(&b)
-	cmd.SetArgs(nil)
-	if err := cmd.Execute(); err != nil {
-		return ""
-	}
-	return strings.TrimSpace(b.String())
-}
+// versionOutput is what `rewind version` (and `rewind-hook version`)
+// prints.
+func versionOutput() string { return "rewind " + version.String() }
