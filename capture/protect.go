@@ -2,8 +2,10 @@ package capture
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rewind-dev/rewind/zvm"
@@ -37,6 +39,40 @@ const (
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 
+// errNotProtected and errLeftVPG are membership's answers for a VM that
+// Zerto no longer lists, and for one that is no longer in the VPG it was
+// resolved to.
+var (
+	errNotProtected = errors.New("not a VM Zerto protects any longer")
+	errLeftVPG      = errors.New("no longer in the VPG rewind found it in")
+)
+
+// membership reads the state of the group's VPG from its VMs' own rows
+// (GET /v1/vms?vmIdentifier=, one row per VPG that holds the VM), which
+// also proves each VM is still in that VPG: the resolution is cached, and
+// a checkpoint of a VPG the VM has left since would protect nothing. One
+// request for the usual one VM, as the VPG's own record would cost.
+func (c *Capturer) membership(ctx context.Context, g group) (zvm.VPG, error) {
+	var vpg zvm.VPG
+	for i, vm := range g.vms {
+		rows, err := c.z.VMsByIdentifier(ctx, vm.Identifier)
+		if err != nil {
+			return zvm.VPG{}, err
+		}
+		if len(rows) == 0 {
+			return zvm.VPG{}, fmt.Errorf("%s: %w", vm.Name, errNotProtected)
+		}
+		k := slices.IndexFunc(rows, func(r zvm.VM) bool { return strings.EqualFold(r.VPGIdentifier, g.vpgID) })
+		if k < 0 {
+			return zvm.VPG{}, fmt.Errorf("%s is %w (%s): Zerto moved or removed it since; retry the call, and rewind looks it up afresh", vm.Name, errLeftVPG, g.vpgName)
+		}
+		if i == 0 {
+			vpg = zvm.VPG{Identifier: g.vpgID, Name: rows[k].VPGName, Status: rows[k].Status, SubStatus: rows[k].SubStatus}
+		}
+	}
+	return vpg, nil
+}
+
 // wait is a tag to wait for: inserted by this call, or in flight already.
 type wait struct {
 	tag, task          string
@@ -48,13 +84,17 @@ type wait struct {
 // lock, reuse or join or insert, then the wait without the lock.
 func (c *Capturer) protect(ctx context.Context, arrival time.Time, g group, callID string) result {
 	pt := Point{VPG: g.vpgName, VPGIdentifier: g.vpgID, VMs: g.vms}
-	vpg, err := c.z.VPG(ctx, g.vpgID)
+	vpg, err := c.membership(ctx, g)
 	switch {
-	case zvm.IsNotFound(err):
-		// The VPG is gone since the VM was resolved: the VM is no longer
+	case errors.Is(err, errNotProtected):
+		// The VM is gone from Zerto since it was resolved: it is no longer
 		// known to be protected, and the next call resolves it afresh.
 		c.forget(g.vpgID)
 		return result{kind: UnknownTarget, point: pt}
+	case errors.Is(err, errLeftVPG):
+		// A checkpoint of a VPG the VM has left cannot rewind it.
+		c.forget(g.vpgID)
+		return result{kind: Failed, point: pt, err: err}
 	case err != nil:
 		return result{kind: Failed, point: pt, err: err}
 	}

@@ -271,3 +271,53 @@ func TestStalePendingOfDeadProcess(t *testing.T) {
 	}
 	protectedBy(t, c, "jjjjjjjj0002", "web-01")
 }
+
+// TestVMThatLeftItsVPG: the resolution is cached, so a VM that Zerto moved
+// to another VPG since is still filed under the old one. A checkpoint of
+// that VPG cannot rewind the VM: the call is not protected by it, the
+// cache entry is dropped, and the retry protects the VM where it is.
+func TestVMThatLeftItsVPG(t *testing.T) {
+	f := newFixture(t)
+	c := f.capturer(Options{})
+	protectedBy(t, c, "aaaaaaaa0001", "web-01")
+
+	// File web-01 under VPG "other", as if Zerto had moved it from there.
+	name := filepath.Join(f.dir, c.resolutionName())
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]resolution
+	if err := json.Unmarshal(data, &m); err != nil || len(m) == 0 {
+		t.Fatalf("resolution cache %s: %v", data, err)
+	}
+	for k, r := range m {
+		for i := range r.VMs {
+			r.VMs[i].VPGIdentifier, r.VMs[i].VPGName = f.sim.VPGIdentifier("other"), "other"
+		}
+		m[k] = r
+	}
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(name, data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	inserts := f.sim.CountInserts()
+
+	out := capture(t, c, 3*time.Second, "aaaaaaaa0002", "web-01")
+	if out.Kind == Protected {
+		t.Fatalf("protected by %+v, a checkpoint of a VPG web-01 is not in", out.Points)
+	}
+	if out.Kind != Failed || len(out.Failures) != 1 || !strings.Contains(out.Failures[0].Error(), "web-01 is no longer in the VPG rewind found it in (other)") {
+		t.Errorf("outcome %v %+v, want failed: web-01 left VPG other", out.Kind, out.Failures)
+	}
+	if got := f.sim.CountInserts(); got != inserts {
+		t.Errorf("%d inserts into VPG other, want none", got-inserts)
+	}
+
+	out = capture(t, c, 3*time.Second, "aaaaaaaa0003", "web-01")
+	if out.Kind != Protected || out.Points[0].VPG != "fast" {
+		t.Errorf("retry: %v %+v, want protected on VPG fast", out.Kind, out.Points)
+	}
+}

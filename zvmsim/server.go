@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -60,9 +61,11 @@ type Server struct {
 	nextVM          map[string]int // per site id
 	log             []Request
 	counts          map[string]int
-	tokensIssued    int
-	insertsMade     int
-	taskSteps       *int // SetTaskSteps; nil means DefaultTaskSteps
+	// queryCounts counts requests by kind and query parameter: "vms?vmIdentifier".
+	queryCounts  map[string]int
+	tokensIssued int
+	insertsMade  int
+	taskSteps    *int // SetTaskSteps; nil means DefaultTaskSteps
 }
 
 // Request is one request in a Server's request log.
@@ -204,6 +207,16 @@ func (s *Server) Count(kind string) int {
 	return s.counts[kind]
 }
 
+// CountQuery returns how many requests of a kind the Server has answered
+// with the query parameter param set, such as the "vms" requests with
+// "vmIdentifier" (one VM's rows) apart from those with "vmName" (a lookup
+// by name).
+func (s *Server) CountQuery(kind, param string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.queryCounts[kind+"?"+param]
+}
+
 // CountTokens returns how many access tokens and sessions the Server has
 // issued.
 func (s *Server) CountTokens() int {
@@ -311,6 +324,14 @@ func (s *Server) record(req Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[req.Kind]++
+	if q, err := url.ParseQuery(req.Query); err == nil {
+		if s.queryCounts == nil {
+			s.queryCounts = make(map[string]int)
+		}
+		for param := range q {
+			s.queryCounts[req.Kind+"?"+param]++
+		}
+	}
 	if len(s.log) >= maxRequestLog {
 		s.log = slices.Delete(s.log, 0, len(s.log)-maxRequestLog+1)
 	}

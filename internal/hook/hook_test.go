@@ -282,7 +282,7 @@ func TestConcurrentProcesses(t *testing.T) {
 		})
 	}
 	deadline := time.Now().Add(20 * time.Second)
-	for e.Sim.Count("vpg") < n && time.Now().Before(deadline) {
+	for e.Sim.CountQuery("vms", "vmIdentifier") < n && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
 	lock.Unlock()
