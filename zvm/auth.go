@@ -89,7 +89,7 @@ func (k *keycloak) post(ctx context.Context, form url.Values) (token, error) {
 		return token{}, err
 	}
 	if resp.status/100 != 2 {
-		e := apiError(op, resp.status, resp.body)
+		e := k.c.apiError(op, resp.status, resp.body)
 		if resp.status == 400 || resp.status == 401 {
 			// Keycloak says 400 invalid_grant and 401 invalid_client: both
 			// mean the configured credentials do not log in.
@@ -149,7 +149,7 @@ func (s *session) login(ctx context.Context) (token, error) {
 		return token{}, err
 	}
 	if resp.status/100 != 2 {
-		e := apiError(op, resp.status, resp.body)
+		e := s.c.apiError(op, resp.status, resp.body)
 		if resp.status == 400 || resp.status == 401 || resp.status == 403 {
 			e.Kind = KindUnauthorized
 		}

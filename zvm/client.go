@@ -172,9 +172,13 @@ func retryAfter(h http.Header) time.Duration {
 
 // apiError builds the Error for a non-2xx answer, keeping Zerto's text:
 // {"Message"} on /v1, {"error_description"} from Keycloak, a bare JSON
-// string, or a short plain-text body.
-func apiError(op string, status int, body []byte) *Error {
-	return &Error{Kind: statusKind(status), Op: op, Status: status, Message: errorMessage(body)}
+// string, or a short plain-text body. The body was scrubbed of the secrets
+// this client sent; the message is scrubbed again once decoded, since a
+// secret written into JSON is escaped there ("pa\"ss", "\u002B") and
+// only decoding gives it back as sent.
+func (c *Client) apiError(op string, status int, body []byte) *Error {
+	msg := string(c.secrets.scrub([]byte(errorMessage(body))))
+	return &Error{Kind: statusKind(status), Op: op, Status: status, Message: msg}
 }
 
 func errorMessage(body []byte) string {
@@ -271,7 +275,7 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			continue
 		}
 		if resp.status/100 != 2 {
-			e := apiError(op, resp.status, resp.body)
+			e := c.apiError(op, resp.status, resp.body)
 			if r.unknownOn400 && resp.status == http.StatusBadRequest {
 				e.Kind = KindNotFound
 			}

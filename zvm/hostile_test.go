@@ -86,6 +86,10 @@ func TestErrorBodiesRedacted(t *testing.T) {
 		{"bearer echoed", "/v1/vms", 400, "application/json", `{"Message":"bad header Authorization: Bearer access-token-1234 in request"}`},
 		{"token echoed bare", "/v1/vms", 500, "application/json", `{"Message":"session access-token-1234 is broken"}`},
 		{"url user info", "/v1/vms", 502, "text/plain", "upstream https://admin:hunter22@zvm.internal/v1 failed"},
+		// JSON escapes a secret ("+" as .NET's encoder writes it, "/" as
+		// some others do): only decoding gives it back as sent.
+		{"secret escaped in a Message", "/v1/vms", 400, "application/json", `{"Message":"refused s3cr3t\u002Bvalue\/x for rewind"}`},
+		{"secret escaped in a description", tokenPath, 401, "application/json", `{"error":"invalid_client","error_description":"s3cr3t\u002bvalue\u002Fx is wrong"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
