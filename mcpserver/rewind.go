@@ -163,6 +163,17 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 	op := svc.Test
 	if in.Mode == recovery.ModeRestore {
 		op = svc.Restore
+		// A restore is not undone: for a call that touched several
+		// VPGs, every one of them must be able to restore before the
+		// first is sent.
+		for _, p := range points {
+			if err := svc.Check(ctx, p, recovery.ModeRestore); err != nil {
+				out.Failed = &RewindFailure{VPG: p.VPG, Error: err.Error()}
+				r := textResult(fmt.Sprintf("restore refused before anything was restored: VPG %s cannot restore: %v", p.VPG, err))
+				r.IsError = true
+				return r, out, nil
+			}
+		}
 	}
 	return s.run(ctx, req, points, op, out)
 }

@@ -192,19 +192,21 @@ func (u *undo) confirm(ctx context.Context, points []recovery.Point) error {
 		fmt.Fprintln(u.stderr, loss.Text)
 		names = append(names, p.VMNames()...)
 	}
-	if u.yes {
-		return nil
-	}
-	if !u.interactive {
+	if !u.yes && !u.interactive {
 		return &hintError{err: errors.New("--restore needs a confirmation: nothing was sent to Zerto"),
 			hint: fmt.Sprintf("run it on a terminal to confirm by typing the VM name, or add --yes: rewind undo %s --restore --yes", u.id)}
 	}
 	// A restore bound to fail (aged out, a test running) is said before
-	// the person is asked to confirm it.
+	// the person is asked to confirm it, and, for a call that touched
+	// several VPGs, before any of them is restored: a restore is not
+	// undone, so it is all of them or none.
 	for _, p := range points {
 		if err := u.svc.Check(ctx, p, recovery.ModeRestore); err != nil {
 			return u.hint(err)
 		}
+	}
+	if u.yes {
+		return nil
 	}
 	what := "the VM name (" + names[0] + ")"
 	if len(names) > 1 {

@@ -45,6 +45,42 @@ func TestUndoCheckBeforeAsking(t *testing.T) {
 	}
 }
 
+// TestUndoYesChecksEveryVPGFirst: a call that touched VMs in two VPGs is
+// restored in both or in none. With --yes (no prompt), a VPG that cannot
+// restore (here, Zerto is moving it) stops the restore before the other
+// VPG's VM is sent anywhere: a restore is not undone.
+func TestUndoYesChecksEveryVPGFirst(t *testing.T) {
+	sim := zvmsim.NewTestServer(t, nil)
+	z, err := zvm.New(zvm.Options{URL: sim.URL, Username: zvmsim.DefaultUser, Password: zvmsim.DefaultPassword, CacheDir: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := audit.Open(t.TempDir())
+	rec := &audit.Record{Tool: "Bash", Decision: audit.DecisionProtected, Targets: []string{"web-01", "legacy-01"}}
+	for _, c := range []struct{ vm, vpg string }{{"web-01", "lab-apps"}, {"legacy-01", "lab-legacy"}} {
+		cps, _ := sim.Checkpoints(c.vpg)
+		cp := cps[len(cps)-1]
+		rec.Checkpoints = append(rec.Checkpoints, audit.Checkpoint{VM: c.vm, VMIdentifier: sim.VMIdentifier(c.vm),
+			VPG: c.vpg, VPGIdentifier: sim.VPGIdentifier(c.vpg), Identifier: cp.ID, Tag: "rewind-x", Time: cp.Time})
+	}
+	if err := log.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	if err := sim.SetVPGStatus("lab-legacy", zvmsim.StatusMoving, zvmsim.SubStatusNone); err != nil {
+		t.Fatal(err)
+	}
+	u := &undo{id: rec.ID, mode: recovery.ModeRestore, yes: true, stdin: strings.NewReader(""),
+		stdout: io.Discard, stderr: io.Discard, svc: &recovery.Service{Z: z, Log: log, Poll: time.Millisecond}}
+	err = u.run(context.Background())
+	var se *recovery.StateError
+	if !errors.As(err, &se) {
+		t.Errorf("run = %v, want the moving VPG's StateError", err)
+	}
+	if n := sim.Count("restore"); n != 0 {
+		t.Errorf("%d restores sent, want none: the other VPG must not be restored alone", n)
+	}
+}
+
 // TestUndoConfirmation: on a terminal, --restore without --yes restores
 // only when the VM names are typed; anything else sends nothing.
 func TestUndoConfirmation(t *testing.T) {
