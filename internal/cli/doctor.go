@@ -39,6 +39,8 @@ const (
 type doctor struct {
 	w      io.Writer
 	failed int
+	// cwd is the project doctor runs in.
+	cwd string
 }
 
 // line writes one check: its state, what was found and, when it is not ok,
@@ -87,6 +89,7 @@ func (d *doctor) run(ctx context.Context, configPath string) {
 		d.line(checkFail, "config", err.Error(), "run rewind doctor from a folder that exists")
 		return
 	}
+	d.cwd = cwd
 	cfg := d.config(configPath, cwd)
 	d.zerto(ctx, cfg)
 	d.tokenCache()
@@ -376,6 +379,14 @@ func (d *doctor) binary(ctx context.Context, bin string) {
 			return
 		}
 	}
+	// A project's settings, which come with a cloned repository, may name
+	// a program of that repository: doctor checks things, it does not run
+	// what a repository ships.
+	if inside(d.cwd, path) {
+		d.line(checkWarn, "hook binary", path+" is inside this project, so doctor does not run it to read its version",
+			"rewind install, which writes the absolute path of an installed rewind")
+		return
+	}
 	mine := versionOutput()
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
@@ -390,6 +401,26 @@ func (d *doctor) binary(ctx context.Context, bin string) {
 		return
 	}
 	d.line(checkOK, "hook binary", fmt.Sprintf("%s exists and is %s", path, theirs), "")
+}
+
+// inside reports whether path, symbolic links resolved, lies in the folder
+// dir or below it.
+func inside(dir, path string) bool {
+	if dir == "" {
+		return false
+	}
+	if !filepath.IsAbs(path) {
+		// As exec.LookPath found it: relative to the working folder.
+		path = filepath.Join(dir, path)
+	}
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	if d, err := filepath.EvalSymlinks(dir); err == nil {
+		dir = d
+	}
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // versionOutput is what `rewind version` (and `rewind-hook version`)
