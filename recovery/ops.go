@@ -91,6 +91,11 @@ func (s *Service) Restore(ctx context.Context, p Point, progress func(zvm.Task))
 		t, err := s.follow(ctx, task, progress)
 		res.State = t.State.String()
 		if err != nil {
+			if zvm.KindOf(err) != zvm.KindTaskFailed {
+				// Zerto has the restore and goes on without us: once
+				// restored, the VM waits for a commit or a rollback.
+				return res, fmt.Errorf("restoring VM %s: %w; the restore was started (task %s) and, once done, waits in Zerto for RestoreCommit or RestoreRollback of that VM", vm.Name, err, task)
+			}
 			return res, fmt.Errorf("restoring VM %s: %w", vm.Name, err)
 		}
 		if t.State == zvm.TaskCompleted {

@@ -280,3 +280,25 @@ func TestFind(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreAbandoned: a restore that Zerto has started goes on without
+// rewind, and once done waits for a commit or a rollback. When rewind
+// stops following it (a cancel, a timeout), the error says so, naming the
+// task, rather than only "timeout".
+func TestRestoreAbandoned(t *testing.T) {
+	l := newLab(t)
+	rec := l.protected(t, "db-01")
+	p := l.find(t, rec.ID)
+	l.Sim.SetTaskSteps(1000)
+	ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	res, err := l.svc.Restore(ctx, p, nil)
+	if err == nil || res.Task == "" {
+		t.Fatalf("Restore = %+v, %v; want an error after the restore started", res, err)
+	}
+	for _, want := range []string{"the restore was started (task " + res.Task + ")", "waits in Zerto for RestoreCommit or RestoreRollback"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+}
