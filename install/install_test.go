@@ -203,6 +203,34 @@ func TestInstallUpdatesInPlace(t *testing.T) {
 	}
 }
 
+// TestReinstallKeepsUserChoices: installing again (a new binary, say)
+// changes the binary and nothing the user chose: the hook's --config file
+// and the MCP server's env and extra arguments.
+func TestReinstallKeepsUserChoices(t *testing.T) {
+	env := testEnv(t)
+	o := Options{Host: hostio.Claude, Scope: Project, Env: env, Binary: "/old/rewind"}
+	install(t, o)
+	settings := filepath.Join(env.Dir, ".claude", "settings.json")
+	writeFile(t, settings, strings.Replace(readFile(t, settings), `"/old/rewind hook"`, `"/old/rewind hook --config '/etc/rewind strict.toml'"`, 1), 0o644)
+	mcp := filepath.Join(env.Dir, ".mcp.json")
+	writeFile(t, mcp, `{"mcpServers":{"rewind":{"command":"/old/rewind","args":["mcp","--config","/etc/rewind.toml"],"env":{"REWIND_ZVM_URL":"https://zvm.lab"}}}}`, 0o644)
+
+	o.Binary = "/new/rewind"
+	install(t, o)
+	if got := readFile(t, settings); !strings.Contains(got, `"command": "/new/rewind hook --config '/etc/rewind strict.toml'"`) {
+		t.Errorf("the hook lost its --config:\n%s", got)
+	}
+	want := `{"mcpServers":{"rewind":{"command":"/new/rewind","args":["mcp","--config","/etc/rewind.toml"],"env":{"REWIND_ZVM_URL":"https://zvm.lab"}}}}`
+	if got := readFile(t, mcp); !sameJSON([]byte(got), []byte(want)) {
+		t.Errorf(".mcp.json:\n%s\nwant:\n%s", got, want)
+	}
+	// And a third run changes nothing.
+	res, err := Plan(o)
+	if err != nil || len(res.Changes) != 0 {
+		t.Errorf("a third install plans %+v, %v; want no change", res, err)
+	}
+}
+
 // TestInstallHookFront checks that with rewind-hook beside rewind the host
 // runs the front, that it replaces rewind hook in place (and back), and
 // that uninstall finds it.

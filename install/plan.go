@@ -226,8 +226,57 @@ func (f *fileEdit) change(versioned bool) (Change, bool) {
 	return c, true
 }
 
-// hookEntry is rewind's hook as hf's host writes it.
-func (hf *hookFile) hookEntry(bin string, timeout time.Duration) json.RawMessage {
+// keptConfig returns the --config file that rewind's hook already in hooks
+// runs with, "" for none. The user chose it (a stricter policy than the one
+// discovery finds, say): installing again with a new binary keeps it.
+func (hf *hookFile) keptConfig(hooks *object) string {
+	for _, ev := range hf.events {
+		arr, _, err := hooks.childArray("hooks.", ev)
+		if err != nil {
+			continue
+		}
+		for _, item := range arr {
+			candidates := []json.RawMessage{item}
+			if hf.grouped {
+				if g, err := decodeObject(item); err == nil {
+					if inner, ok, err := g.childArray("", "hooks"); err == nil && ok {
+						candidates = inner
+					}
+				}
+			}
+			for _, c := range candidates {
+				e, ok := hf.ours(c)
+				if !ok {
+					continue
+				}
+				var cmd string
+				if v, ok := e.get(hf.commandKey); ok && json.Unmarshal(v, &cmd) == nil {
+					if f := configFlag(shellWords(cmd)); f != "" {
+						return f
+					}
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// configFlag returns the value of --config (or --config=) in words.
+func configFlag(words []string) string {
+	for i, w := range words {
+		switch {
+		case w == "--config" && i+1 < len(words):
+			return words[i+1]
+		case strings.HasPrefix(w, "--config="):
+			return strings.TrimPrefix(w, "--config=")
+		}
+	}
+	return ""
+}
+
+// hookEntry is rewind's hook as hf's host writes it, with --config when
+// config is not "".
+func (hf *hookFile) hookEntry(bin string, timeout time.Duration, config string) json.RawMessage {
 	e := &object{}
 	if hf.host != hostio.Cursor {
 		e.set("type", mustMarshal("command"))
@@ -235,7 +284,11 @@ func (hf *hookFile) hookEntry(bin string, timeout time.Duration) json.RawMessage
 	if hf.name != "" {
 		e.set("name", mustMarshal(hf.name))
 	}
-	e.set(hf.commandKey, mustMarshal(hookCommand(bin, hf.host)))
+	cmd := hookCommand(bin, hf.host)
+	if config != "" {
+		cmd += " --config " + shellQuote(config)
+	}
+	e.set(hf.commandKey, mustMarshal(cmd))
 	if hf.timeoutKey != "" {
 		e.set(hf.timeoutKey, mustMarshal(int64(timeout/hf.timeoutUnit)))
 	}
@@ -258,7 +311,7 @@ func (hf *hookFile) install(root *object, bin string, timeout time.Duration) err
 	if err != nil {
 		return err
 	}
-	entry := hf.hookEntry(bin, timeout)
+	entry := hf.hookEntry(bin, timeout, hf.keptConfig(hooks))
 	item := entry
 	if hf.grouped {
 		g := &object{}
@@ -434,6 +487,26 @@ func mcpEntry(bin string) json.RawMessage {
 	return e.raw()
 }
 
+// existingOr returns v when ok, else nil.
+func existingOr(v json.RawMessage, ok bool) json.RawMessage {
+	if !ok {
+		return nil
+	}
+	return v
+}
+
+// mcpEntryOver is rewind's MCP server entry for bin, made from the one the
+// settings hold already, when there is one: only the binary changes, so
+// what the user added (an env, a cwd, "--config FILE" after "mcp") stays.
+func mcpEntryOver(old json.RawMessage, bin string) json.RawMessage {
+	e, err := decodeObject(old)
+	if old == nil || err != nil {
+		return mcpEntry(bin)
+	}
+	e.set("command", mustMarshal(bin))
+	return e.raw()
+}
+
 // mcpServerName is the name rewind's MCP server is registered under.
 const mcpServerName = "rewind"
 
@@ -453,7 +526,7 @@ func (mf *mcpFile) install(root *object, bin string) error {
 	if v, ok := servers.get(mcpServerName); ok && !isRewindServer(v) {
 		return fmt.Errorf("%s%s is another server than rewind's; rename it or remove it first", path, mcpServerName)
 	}
-	servers.set(mcpServerName, mcpEntry(bin))
+	servers.set(mcpServerName, mcpEntryOver(existingOr(servers.get(mcpServerName)), bin))
 	for i := len(mf.keys) - 1; i >= 0; i-- {
 		objs[i].set(mf.keys[i], objs[i+1].raw())
 	}
