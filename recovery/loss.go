@@ -3,6 +3,7 @@ package recovery
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -148,4 +149,34 @@ func oneLine(s string) string {
 		}
 		return r
 	}, s)
+}
+
+// NamesTyped reports whether typed, what a person typed to confirm a
+// restore, holds exactly the VM names, in any order: every front end asks
+// for the names, so that a restore is never confirmed by reflex. Names are
+// separated by commas (or new lines), or, when no name holds a space, by
+// spaces; runs of spaces within a name count as one, and case counts.
+func NamesTyped(typed string, names []string) bool {
+	if len(names) == 0 {
+		return false
+	}
+	norm := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	typed = strings.TrimSpace(typed)
+	sep := func(r rune) bool { return r == ',' || r == '\n' }
+	if !strings.ContainsAny(typed, ",\n") && !slices.ContainsFunc(names, func(n string) bool { return strings.ContainsAny(n, " \t") }) {
+		sep = func(r rune) bool { return r == ' ' || r == '\t' }
+	}
+	var got []string
+	for _, f := range strings.FieldsFunc(typed, sep) {
+		if f = norm(f); f != "" {
+			got = append(got, f)
+		}
+	}
+	want := make([]string, len(names))
+	for i, n := range names {
+		want[i] = norm(n)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	return slices.Equal(got, want)
 }

@@ -107,3 +107,33 @@ func FuzzLossText(f *testing.F) {
 		}
 	})
 }
+
+func TestNamesTyped(t *testing.T) {
+	tests := []struct {
+		typed string
+		names []string
+		want  bool
+	}{
+		{"web-01\n", []string{"web-01"}, true},
+		{"  web-01  ", []string{"web-01"}, true},
+		{"WEB-01", []string{"web-01"}, false},
+		{"yes", []string{"web-01"}, false},
+		{"", []string{"web-01"}, false},
+		{"web-01", nil, false},
+		{"db-01 web-01", []string{"web-01", "db-01"}, true},
+		{"db-01, web-01", []string{"web-01", "db-01"}, true},
+		{"web-01", []string{"web-01", "db-01"}, false},
+		{"web-01 web-01", []string{"web-01", "db-01"}, false},
+		// A name with spaces can be typed: spaces within it, commas between.
+		{"SQL Server 01", []string{"SQL Server 01"}, true},
+		{"SQL  Server   01\n", []string{"SQL Server 01"}, true},
+		{"SQL Server", []string{"SQL Server 01"}, false},
+		{"SQL Server 01, web-01", []string{"web-01", "SQL Server 01"}, true},
+		{"SQL Server 01 web-01", []string{"web-01", "SQL Server 01"}, false},
+	}
+	for _, tt := range tests {
+		if got := NamesTyped(tt.typed, tt.names); got != tt.want {
+			t.Errorf("NamesTyped(%q, %q) = %v, want %v", tt.typed, tt.names, got, tt.want)
+		}
+	}
+}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -312,7 +311,7 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if mode == recovery.ModeRestore && !namesTyped(r.PostForm.Get("confirm"), p.VMNames()) {
+	if mode == recovery.ModeRestore && !recovery.NamesTyped(r.PostForm.Get("confirm"), p.VMNames()) {
 		writeError(w, http.StatusBadRequest, fmt.Errorf("restore not confirmed: type %s to restore; nothing was sent to Zerto",
 			strings.Join(p.VMNames(), " ")))
 		return
@@ -323,16 +322,6 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusAccepted, j.status())
-}
-
-// namesTyped reports whether typed holds exactly the VM names, in any
-// order, as `rewind undo` asks for them.
-func namesTyped(typed string, names []string) bool {
-	got := strings.Fields(typed)
-	want := slices.Clone(names)
-	slices.Sort(got)
-	slices.Sort(want)
-	return len(want) > 0 && slices.Equal(got, want)
 }
 
 func (s *Server) job(w http.ResponseWriter, r *http.Request, id string) {

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -210,18 +209,14 @@ func (u *undo) confirm(ctx context.Context, points []recovery.Point) error {
 	}
 	what := "the VM name (" + names[0] + ")"
 	if len(names) > 1 {
-		what = "the VM names, separated by spaces (" + strings.Join(names, " ") + ")"
+		what = "the VM names, separated by commas (" + strings.Join(names, ", ") + ")"
 	}
 	fmt.Fprintf(u.stderr, "To restore, type %s; anything else cancels: ", what)
 	line, err := bufio.NewReader(u.stdin).ReadString('\n')
 	if err != nil && line == "" {
 		fmt.Fprintln(u.stderr)
 	}
-	typed := strings.Fields(line)
-	want := slices.Clone(names)
-	slices.Sort(typed)
-	slices.Sort(want)
-	if !slices.Equal(typed, want) {
+	if !recovery.NamesTyped(line, names) {
 		return errors.New("restore not confirmed: nothing was restored")
 	}
 	return nil

@@ -116,7 +116,7 @@
       show(problem, p.problem ? "Zerto cannot do this now: " + p.problem : "");
       show(errorBox, "");
       names.hidden = !p.type_names;
-      want.textContent = (p.vms || []).join(" ");
+      want.textContent = (p.vms || []).join(", ");
       input.value = "";
       ok.textContent = p.title;
       ok.classList.toggle("danger", p.mode === "restore");
