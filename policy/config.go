@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -260,7 +259,7 @@ func Load(path string) (*Config, error) {
 	if path == "" {
 		return Default(), nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readConfig(path)
 	if err != nil {
 		return nil, fmt.Errorf("reading config: %w", err)
 	}

@@ -3,18 +3,25 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
+	"syscall"
 )
 
 // ProjectFile is the name of a project's config file, looked up from the
 // call's directory upwards.
 const ProjectFile = ".rewind.toml"
 
+// isFile reports whether p is a regular file: a config is read from one.
+// Anything else in its place — a FIFO that would block the read, a link
+// to /dev/zero that never ends, a folder — is not a config file, so that
+// nothing an agent can create in its project stalls the hook or stands
+// for a config.
 func isFile(p string) (bool, error) {
 	fi, err := os.Stat(p)
 	switch {
@@ -24,7 +31,37 @@ func isFile(p string) (bool, error) {
 	case err != nil:
 		return false, fmt.Errorf("finding config: %w", err)
 	}
-	return !fi.IsDir(), nil
+	return fi.Mode().IsRegular(), nil
+}
+
+// maxConfigSize bounds a config file read: a config is a few kilobytes,
+// and a file an agent grew to gigabytes must not cost the hook its budget.
+const maxConfigSize = 1 << 20
+
+// readConfig reads the config file at path, no more than maxConfigSize
+// bytes of it, and only from a regular file (opened without blocking, so
+// that a FIFO put in its place since discovery cannot stall the read).
+func readConfig(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxConfigSize+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(data) > maxConfigSize {
+		return nil, fmt.Errorf("%s is over %d KiB, too large for a config", path, maxConfigSize>>10)
+	}
+	return data, nil
 }
 
 // userConfigDir follows os.UserConfigDir, reading the environment through

@@ -59,7 +59,7 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 	var broken []error
 	cfg := Default()
 	if userPath != "" {
-		data, err := os.ReadFile(userPath)
+		data, err := readConfig(userPath)
 		if err == nil {
 			var c *Config
 			if c, err = Parse(userPath, data); err == nil {
@@ -78,7 +78,7 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 	cfg.OwnFiles = ownFiles(flagPath, userPath, getenv)
 	if projectPath != "" {
 		src := Source{Path: projectPath, Project: true}
-		data, err := os.ReadFile(projectPath)
+		data, err := readConfig(projectPath)
 		var proj *Config
 		if err == nil {
 			proj, err = Parse(projectPath, data)
@@ -160,7 +160,10 @@ func Discover(flagPath, cwd string, getenv func(string) string) (user, project s
 		p := filepath.Join(dir, ProjectFile)
 		ok, err := isFile(p)
 		if err != nil {
-			return "", "", err
+			// A folder that cannot be looked into (a path too long, a
+			// parent that became a file) holds no project config of
+			// ours; the user's config still applies.
+			break
 		}
 		if ok {
 			if !sameFile(p, user) {

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -524,5 +525,60 @@ func TestWritesThroughLinks(t *testing.T) {
 	v := p.Classify(Call{Tool: "Write", Input: json.RawMessage(`{"file_path":` + quoteJSON(link) + `,"content":"x"}`), Cwd: l.project})
 	if v.Effect != Ask {
 		t.Errorf("Write through a link: %s", v.Effect)
+	}
+}
+
+// TestProjectConfigThatIsNotAFile: what an agent can put in place of
+// .rewind.toml besides a file — a FIFO, which would block the read, a link
+// to /dev/zero, which never ends — is no config: the user's config judges,
+// and nothing waits.
+func TestProjectConfigThatIsNotAFile(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		make func(path string) error
+	}{
+		{"fifo", func(p string) error { return syscall.Mkfifo(p, 0o644) }},
+		{"link to /dev/zero", func(p string) error { return os.Symlink("/dev/zero", p) }},
+		{"folder", func(p string) error { return os.Mkdir(p, 0o755) }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := newLab(t, labUserConfig)
+			if err := tt.make(filepath.Join(l.project, ProjectFile)); err != nil {
+				t.Skip(err)
+			}
+			done := make(chan struct{})
+			var cfg *Config
+			var p *Policy
+			go func() { defer close(done); cfg, p = l.find() }()
+			select {
+			case <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("Find is still reading the project's .rewind.toml")
+			}
+			if cfg.Hook.OnError != "ask" {
+				t.Errorf("on_error = %q, want the user's ask", cfg.Hook.OnError)
+			}
+			if v := p.ClassifyCommand("virsh undefine web-01"); v.Effect != Deny {
+				t.Errorf("the user's deny rule gives %v", v.Effect)
+			}
+		})
+	}
+}
+
+// TestProjectFolderThatCannotBeSearched: a working folder whose path is
+// too long, or under a parent that became a file, holds no project config,
+// and the user's config still applies.
+func TestProjectFolderThatCannotBeSearched(t *testing.T) {
+	l := newLab(t, labUserConfig)
+	file := filepath.Join(l.project, "afile")
+	l.write(file, "x")
+	for _, cwd := range []string{filepath.Join(file, "sub"), filepath.Join(l.project, strings.Repeat("d", 300), strings.Repeat("e", 5000))} {
+		cfg, err := Find("", cwd, l.getenv)
+		if err != nil {
+			t.Fatalf("Find(%.60s…) = %v", cwd, err)
+		}
+		if cfg.Hook.OnError != "ask" || len(cfg.Commands) == 0 {
+			t.Errorf("Find(%.60s…) lost the user's config: %+v", cwd, cfg.Hook)
+		}
 	}
 }
