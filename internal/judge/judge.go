@@ -219,7 +219,7 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 func (r *run) judge(ctx context.Context) hostio.Decision {
 	cfg, cfgErr := policy.Find(r.opts.ConfigPath, r.ev.Cwd, r.getenv)
 	if cfgErr != nil {
-		return r.brokenConfig(cfgErr)
+		return r.brokenConfig(ctx, cfgErr)
 	}
 	if path, ignored := cfg.Untrusted(); path != "" {
 		r.warnf("%s is not trusted, so it can only tighten the policy; ignored: %s (to trust it: rewind trust %s)",
@@ -231,7 +231,7 @@ func (r *run) judge(ctx context.Context) hostio.Decision {
 
 	pol, err := policy.New(cfg)
 	if err != nil {
-		return r.brokenConfig(err)
+		return r.brokenConfig(ctx, err)
 	}
 	v := pol.Classify(r.ev.Call())
 	r.verdict = v
@@ -291,28 +291,72 @@ func reserve(budget time.Duration) time.Duration {
 // brokenConfig answers when a config file cannot be used. What did load
 // (the catalog, the other config file) still judges the call, and every
 // rule of the broken file is read leniently as a rule that asks (see
-// policy.Fallback): a call any of them could match is put to the user with
-// the file's error, while honest work the file has no rule for goes on,
-// with a warning. Nothing that could be protected runs unasked.
-func (r *run) brokenConfig(cfgErr error) hostio.Decision {
+// policy.Fallback). A broken file can only add questions: what the rest of
+// the policy denies stays denied, and a change it protects gets its
+// checkpoint before it is put to the user; honest work no rule applies to
+// goes on, with a warning.
+func (r *run) brokenConfig(ctx context.Context, cfgErr error) hostio.Decision {
 	msg := fmt.Sprintf("rewind: config error: %v", cfgErr)
-	d, v := hostio.Decision{Permission: hostio.Ask, Reason: msg}, policy.Verdict{}
-	if pol, err := policy.New(policy.Fallback(cfgErr)); err == nil {
-		v = pol.Classify(r.ev.Call())
-		if v.Effect == policy.None {
-			d = hostio.Decision{SystemMessage: msg + "; no rule of the broken file could apply to this call, which the rest of the policy let through"}
-		} else {
-			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, Describe(v))
-			d.SystemMessage = msg
+	fb := policy.Fallback(cfgErr)
+	pol, err := policy.New(fb)
+	if err != nil {
+		d := hostio.Decision{Permission: hostio.Ask, Reason: msg, SystemMessage: msg}
+		r.record(audit.DecisionAsk, d, policy.Verdict{})
+		r.rec.Error = cfgErr.Error()
+		return d
+	}
+	if r.onError == "" {
+		// The watch keeps to what did load, as for a working config
+		// (unless a working config already told it).
+		r.onError, r.budget = fb.Hook.OnError, fb.Hook.Budget
+		select {
+		case r.configured <- settings{budget: r.budget, onError: r.onError}:
+		default:
 		}
 	}
-	decision := audit.DecisionAsk
-	if d.Permission == hostio.NoOpinion {
-		decision = audit.DecisionNone
+	v := pol.Classify(r.ev.Call())
+	r.verdict = v
+	var d hostio.Decision
+	switch {
+	case v.Effect == policy.None:
+		d = hostio.Decision{SystemMessage: msg + "; no rule of the broken file could apply to this call, which the rest of the policy let through"}
+		r.record(audit.DecisionNone, d, v)
+	case v.Effect == policy.Deny:
+		d = hostio.Decision{Permission: hostio.Deny, Reason: "rewind: " + Describe(v), SystemMessage: msg}
+		r.record(audit.DecisionDeny, d, v)
+	case v.Effect == policy.Protect || protects(v):
+		// The checkpoint first; then, when a rule of the broken file
+		// could apply, the person is asked as well.
+		pv := v
+		pv.Effect = policy.Protect
+		ctx, cancel := context.WithDeadline(ctx, r.start.Add(fb.Hook.Budget-reserve(fb.Hook.Budget)))
+		defer cancel()
+		d = r.protect(ctx, pv, fb)
+		if v.Effect == policy.Ask && d.Permission == hostio.NoOpinion {
+			d.Permission = hostio.Ask
+			d.Reason = fmt.Sprintf("%s; without a working config rewind cannot tell whether to let this call run (%s)", msg, Describe(v))
+			if r.rec != nil {
+				r.rec.Decision, r.rec.Reason = audit.DecisionAsk, d.Reason
+			}
+		}
+		if d.SystemMessage == "" {
+			d.SystemMessage = msg
+		}
+	default:
+		d = hostio.Decision{Permission: hostio.Ask, SystemMessage: msg,
+			Reason: fmt.Sprintf("%s; without a working config rewind cannot guard this call (%s)", msg, Describe(v))}
+		r.record(audit.DecisionAsk, d, v)
 	}
-	r.record(decision, d, v)
-	r.rec.Error = cfgErr.Error()
+	if r.rec != nil {
+		r.rec.Error = cfgErr.Error()
+	}
 	return d
+}
+
+// protects reports whether any piece of the call is to be protected, even
+// when another piece's rule decided a stricter effect.
+func protects(v policy.Verdict) bool {
+	return slices.ContainsFunc(v.Matches, func(m policy.Match) bool { return m.Effect == policy.Protect })
 }
 
 // Describe is the reason of a verdict followed by the rule that gave it.

@@ -155,3 +155,51 @@ func (e endlessStdin) Read(p []byte) (int, error) {
 	<-e.done
 	return 0, io.EOF
 }
+
+// TestBrokenProjectConfigOnlyAddsQuestions: a .rewind.toml that does not
+// parse (which the agent can write) cannot loosen what the rest of the
+// policy decides: a denied call stays denied, a call to protect still gets
+// its checkpoint first (then is put to the person, since the broken file's
+// rules might apply), and nothing is let through unchecked.
+func TestBrokenProjectConfigOnlyAddsQuestions(t *testing.T) {
+	project := t.TempDir()
+	if err := os.WriteFile(filepath.Join(project, ".rewind.toml"), []byte("[[command]]\nmatch = \"ssh\"\neffect = none of your business\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev := func(command string) io.Reader {
+		b, _ := json.Marshal(map[string]any{
+			"session_id": "s", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"tool_use_id": "toolu_1", "cwd": project, "tool_input": map[string]string{"command": command},
+		})
+		return bytes.NewReader(b)
+	}
+	protected := 0
+	step := stepFunc(func(ctx context.Context, call *ProtectCall) Protection {
+		protected++
+		return Protection{Decision: hostio.Decision{Context: "rewind: checkpoint taken"}, Audit: audit.DecisionProtected,
+			Checkpoints: []audit.Checkpoint{{VM: "web-01", Tag: "rewind-1"}}}
+	})
+	tests := []struct {
+		command   string
+		want      []string // parts of stdout
+		protected int
+	}{
+		{"govc vm.destroy -vm web-01", []string{`"permissionDecision":"deny"`, "a checkpoint cannot bring a destroyed VM back"}, 0},
+		{"ssh web-01 sudo reboot", []string{`"permissionDecision":"ask"`, `"additionalContext":"rewind: checkpoint taken"`, "config error"}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.command, func(t *testing.T) {
+			protected = 0
+			var out bytes.Buffer
+			Run(context.Background(), ev(tt.command), &out, Options{Host: hostio.Claude, Getenv: env(t.TempDir()), Protect: step})
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("stdout %s, want %q in it", out.String(), w)
+				}
+			}
+			if protected != tt.protected {
+				t.Errorf("the protect step ran %d times, want %d", protected, tt.protected)
+			}
+		})
+	}
+}
