@@ -115,6 +115,10 @@ func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protec
 		return noHook(call, err)
 	}
 	a := &answer{done: make(chan struct{})}
+	// A rewind hook given up on is stopped, so that it cannot go on to
+	// take a checkpoint, and log the call protected, after the host was
+	// told the call is denied.
+	child, stop := context.WithCancel(context.Background())
 	call.OnOverrun(func(ctx context.Context, budget time.Duration) judge.Protection {
 		// rewind hook counts its budget from its own start, a moment
 		// after this process's: its answer may still come.
@@ -122,12 +126,14 @@ func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protec
 		case <-a.done:
 			return a.protection(call, bin)
 		case <-ctx.Done():
+			stop()
 			return noHook(call, fmt.Errorf("%s hook did not answer within the budget of %s", bin, budget))
 		}
 	})
 	go func() {
 		defer close(a.done)
-		cmd := exec.Command(bin, s.args...)
+		defer stop()
+		cmd := exec.CommandContext(child, bin, s.args...)
 		cmd.Stdin = bytes.NewReader(call.Event.Raw())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, s.stderr
@@ -149,10 +155,22 @@ func (a *answer) protection(call *judge.ProtectCall, bin string) judge.Protectio
 		return noHook(call, fmt.Errorf("%s hook exited with %v", bin, ee))
 	case a.err != nil:
 		return noHook(call, a.err)
-	case len(bytes.TrimSpace(a.out)) > 0 && !json.Valid(a.out):
-		return noHook(call, fmt.Errorf("%s hook wrote no JSON answer", bin))
+	case !decisionObject(a.out):
+		// For a call to protect, rewind hook always says something: the
+		// checkpoint, pending, ask or deny. No answer, or an empty one,
+		// means it judged the call otherwise (another version beside
+		// this one, a config changed in between): the call has no
+		// checkpoint behind it.
+		return noHook(call, fmt.Errorf("%s hook wrote no decision for a call to protect", bin))
 	}
 	return judge.Protection{Answer: append([]byte{}, a.out...)}
+}
+
+// decisionObject reports whether out is one JSON object with at least one
+// member, as every host's answer to a call to protect is.
+func decisionObject(out []byte) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(out, &m) == nil && len(m) > 0
 }
 
 // noHook denies a protect call that rewind hook could not take over.

@@ -53,10 +53,14 @@ func TestRelay(t *testing.T) {
 	}{
 		{"Relayed", `echo '{"hookSpecificOutput":{"additionalContext":"from rewind hook"}}'`, nil,
 			`{"hookSpecificOutput":{"additionalContext":"from rewind hook"}}` + "\n", false},
-		{"FlagsTravel", `echo '{}'`, []string{"--host", "codex", "--config", "DIR/rw.toml"}, "{}\n", false},
-		{"NoAnswerIsNone", `true`, nil, "", false},
+		{"FlagsTravel", `echo '{"decision":"block","reason":"r"}'`, []string{"--host", "codex", "--config", "DIR/rw.toml"}, `{"decision":"block","reason":"r"}` + "\n", false},
+		// rewind hook always answers a call to protect; no answer, or an
+		// empty one, is a disagreement, and the call has no checkpoint.
+		{"NoAnswer", `true`, nil, "wrote no decision for a call to protect", true},
+		{"EmptyObject", `echo '{}'`, nil, "wrote no decision for a call to protect", true},
+		{"Null", `echo null`, nil, "wrote no decision for a call to protect", true},
 		{"Failed", `exit 3`, nil, "exited with exit status 3", true},
-		{"NotJSON", `echo 'panic: boom'`, nil, "wrote no JSON answer", true},
+		{"NotJSON", `echo 'panic: boom'`, nil, "wrote no decision for a call to protect", true},
 		{"Missing", "", nil, "install rewind beside rewind-hook", true},
 	}
 	for _, tt := range tests {
