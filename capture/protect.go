@@ -39,6 +39,10 @@ const (
 
 func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 
+// wideLookback is how far before the insert the second, wider listing of
+// a completed insert's journal looks for its tag.
+const wideLookback = 24 * time.Hour
+
 // errNotProtected and errLeftVPG are membership's answers for a VM that
 // Zerto no longer lists, and for one that is no longer in the VPG it was
 // resolved to.
@@ -428,6 +432,11 @@ func (c *Capturer) byTask(ctx context.Context, pt *Point, w wait) (r result, don
 	// stamps tags oddly), so a miss is listed again without the filter.
 	for _, filtered := range []bool{true, false} {
 		r, found := c.findTag(ctx, pt, w, filtered)
+		if !filtered && !found && r.err != nil {
+			// The wider listing is a second look, not the evidence: a
+			// failure of it leaves the wait to go on.
+			return result{}, false
+		}
 		if found || r.err != nil {
 			if r.err != nil && ctx.Err() != nil {
 				return result{}, false
@@ -444,9 +453,11 @@ func (c *Capturer) byTask(ctx context.Context, pt *Point, w wait) (r result, don
 // a CheckpointIdentifier. A listing that fails gives a failed result and
 // found false.
 func (c *Capturer) findTag(ctx context.Context, pt *Point, w wait, filtered bool) (r result, found bool) {
-	var since time.Time
-	if filtered {
-		since = w.inserted.Add(-skew)
+	since := w.inserted.Add(-skew)
+	if !filtered {
+		// Wide enough for any clock a ZVM keeps, and still bounded: a
+		// month of a 5 s journal would not fit in an answer.
+		since = w.inserted.Add(-wideLookback)
 	}
 	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, time.Time{})
 	if err != nil {

@@ -251,8 +251,8 @@ func TestTagsAtOnceAreSeenAtOnce(t *testing.T) {
 }
 
 // TestCompletedTaskListedOnlyWithoutFilter: a task Zerto reports completed
-// whose tag a time-filtered listing does not show is listed again without
-// the filter before anything is concluded.
+// whose tag a time-filtered listing does not show is listed again with a
+// day-wide filter before anything is concluded.
 func TestCompletedTaskListedOnlyWithoutFilter(t *testing.T) {
 	sc, err := zvmsim.ParseScenario("capture", []byte(testScenario))
 	if err != nil {
@@ -260,11 +260,13 @@ func TestCompletedTaskListedOnlyWithoutFilter(t *testing.T) {
 	}
 	s := zvmsim.NewServer(sc)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/checkpoints") || r.URL.Query().Get("startDate") == "" {
+		start, err := time.Parse(time.RFC3339Nano, r.URL.Query().Get("startDate"))
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/checkpoints") || err != nil || start.Before(time.Now().Add(-time.Hour)) {
 			s.ServeHTTP(w, r)
 			return
 		}
-		// A listing filtered by time hides the tags.
+		// A listing filtered from the last minutes (as by a clock off
+		// by as much) hides the tags; one from a day back shows them.
 		rec := httptest.NewRecorder()
 		s.ServeHTTP(rec, r)
 		var cps []map[string]any
