@@ -582,3 +582,40 @@ func TestProjectFolderThatCannotBeSearched(t *testing.T) {
 		}
 	}
 }
+
+// TestWritesThroughDanglingLinks: a link to a guarded file that does not
+// exist yet (no .rewind.toml in the project so far) creates it when written
+// through, so the write is asked all the same; a loop of links ends.
+func TestWritesThroughDanglingLinks(t *testing.T) {
+	l := newLab(t, "")
+	link := filepath.Join(l.project, "notes.txt")
+	if err := os.Symlink(filepath.Join(l.project, ProjectFile), link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	relative := filepath.Join(l.project, "sub", "todo.md")
+	if err := os.Symlink("../.claude/settings.json", relative); err != nil {
+		t.Fatal(err)
+	}
+	loop := filepath.Join(l.project, "loop")
+	if err := os.Symlink(loop, loop); err != nil {
+		t.Fatal(err)
+	}
+	_, p := l.find()
+	for _, tt := range []struct {
+		path string
+		want Effect
+	}{
+		{link, Ask},
+		{relative, Ask},
+		{loop, None},
+	} {
+		v := p.Classify(Call{Tool: "Write", Input: json.RawMessage(`{"file_path":` + quoteJSON(tt.path) + `,"content":"x"}`), Cwd: l.project})
+		if v.Effect != tt.want {
+			t.Errorf("Write to %s: %s (%s), want %s", filepath.Base(tt.path), v.Effect, v.Reason, tt.want)
+		}
+		v = p.Classify(Call{Tool: "Bash", Input: json.RawMessage(`{"command":` + quoteJSON("echo x > "+tt.path) + `}`), Cwd: l.project})
+		if v.Effect != tt.want {
+			t.Errorf("echo > %s: %s (%s), want %s", filepath.Base(tt.path), v.Effect, v.Reason, tt.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"strings"
@@ -132,17 +133,38 @@ func (p *Policy) fileForms(name, cwd string) []string {
 }
 
 // resolveLinks follows the symbolic links of an absolute path: of the file
-// itself when it exists, else of its folder. It returns "" when neither
-// exists.
+// itself when it exists, else of its folder. A link whose target does not
+// exist yet is followed too, since writing through it creates the target
+// (notes.txt -> .rewind.toml). It returns "" when nothing resolves.
 func resolveLinks(abs string) string {
-	if real, err := filepath.EvalSymlinks(abs); err == nil {
-		return real
+	followed := false
+	for range maxLinkHops {
+		if real, err := filepath.EvalSymlinks(abs); err == nil {
+			return real
+		}
+		target, err := os.Readlink(abs)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(abs), target)
+		}
+		abs, followed = filepath.Clean(target), true
 	}
 	if real, err := filepath.EvalSymlinks(filepath.Dir(abs)); err == nil {
 		return filepath.Join(real, filepath.Base(abs))
 	}
+	if followed {
+		// Neither the target nor its folder exists yet: the path the
+		// links lead to is what a write would create.
+		return abs
+	}
 	return ""
 }
+
+// maxLinkHops bounds the links resolveLinks follows by hand, as the
+// kernel bounds them (a loop of links ends there).
+const maxLinkHops = 40
 
 // judgeWrites is the pass of the rules with writes over the files written:
 // the first rule that matches one of them decides.
