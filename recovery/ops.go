@@ -224,50 +224,10 @@ func (s *Service) inJournal(ctx context.Context, p Point) error {
 	return &AgedOutError{Point: p, Earliest: stats.Earliest.Time}
 }
 
-// firstPoll is the first wait between polls of a task; the waits double
-// up to the Service's Poll.
-const firstPoll = 100 * time.Millisecond
-
 // follow polls a task until it ends or waits for the user, showing each
-// state to progress. A task that failed or was stopped gives a *zvm.Error
-// of KindTaskFailed with Zerto's CompleteReason.
+// state to progress (see zvm.Client.WaitTask).
 func (s *Service) follow(ctx context.Context, id string, progress func(zvm.Task)) (zvm.Task, error) {
-	var (
-		last  zvm.Task
-		timer *time.Timer
-		wait  time.Duration
-	)
-	for {
-		t, err := s.Z.Task(ctx, id)
-		if err != nil {
-			return last, err
-		}
-		last = t
-		if progress != nil {
-			progress(t)
-		}
-		switch t.State {
-		case zvm.TaskCompleted, zvm.TaskWaitingForUserInput:
-			return t, nil
-		case zvm.TaskFailed, zvm.TaskStopped:
-			return t, &zvm.Error{Kind: zvm.KindTaskFailed, Op: "task " + id, Message: t.CompleteReason,
-				Err: fmt.Errorf("task %s is %s", id, t.State)}
-		}
-		// Short operations end within a second: the first polls come
-		// quickly, then every Poll.
-		wait = min(max(2*wait, firstPoll), s.poll())
-		if timer == nil {
-			timer = time.NewTimer(wait)
-			defer timer.Stop()
-		} else {
-			timer.Reset(wait)
-		}
-		select {
-		case <-timer.C:
-		case <-ctx.Done():
-			return t, &zvm.Error{Kind: zvm.KindTimeout, Op: "task " + id, Err: ctx.Err()}
-		}
-	}
+	return s.Z.WaitTask(ctx, id, s.poll(), progress)
 }
 
 // record appends the outcome of a rewind to the audit log.

@@ -131,19 +131,22 @@ func (c *Client) task(ctx context.Context, id string, noReauth bool) (Task, erro
 	return t, nil
 }
 
-// WaitTask polls the task every poll until it is done (see TaskState.Done)
-// or waits for the user (a failover or restore before commit), and returns
-// its last state. A task that failed or was stopped gives an *Error of
-// KindTaskFailed carrying its CompleteReason; on any other error, ctx ending
-// (KindTimeout) included, the Task is the last state seen.
-func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration) (Task, error) {
+// WaitTask polls the task until it is done (see TaskState.Done) or waits
+// for the user (a failover or restore before commit), and returns its last
+// state; progress, when not nil, sees every state read. Short operations
+// end within a second, so the first polls come quickly (from 100 ms,
+// doubling) and then every poll. A task that failed or was stopped gives an
+// *Error of KindTaskFailed carrying its CompleteReason; on any other error,
+// ctx ending (KindTimeout) included, the Task is the last state seen.
+func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration, progress func(Task)) (Task, error) {
 	if poll <= 0 {
 		return Task{}, errors.New("zvm: WaitTask: poll interval must be positive")
 	}
-	op := "wait for task " + id
+	op := "task " + id
 	var (
 		t    *time.Timer
 		last Task
+		wait time.Duration
 	)
 	for {
 		task, err := c.Task(ctx, id)
@@ -152,6 +155,9 @@ func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration) (T
 			return last, err
 		}
 		last = task
+		if progress != nil {
+			progress(task)
+		}
 		switch task.State {
 		case TaskCompleted, TaskWaitingForUserInput:
 			return task, nil
@@ -159,11 +165,12 @@ func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration) (T
 			return task, &Error{Kind: KindTaskFailed, Op: op, Message: task.CompleteReason,
 				Err: fmt.Errorf("task %s is %s", id, task.State)}
 		}
+		wait = min(max(2*wait, firstTaskPoll), poll)
 		if t == nil {
-			t = time.NewTimer(poll)
+			t = time.NewTimer(wait)
 			defer t.Stop()
 		} else {
-			t.Reset(poll)
+			t.Reset(wait)
 		}
 		select {
 		case <-t.C:
@@ -172,6 +179,9 @@ func (c *Client) WaitTask(ctx context.Context, id string, poll time.Duration) (T
 		}
 	}
 }
+
+// firstTaskPoll is WaitTask's first wait between polls.
+const firstTaskPoll = 100 * time.Millisecond
 
 // FailoverTest starts a failover test of the VPG to checkpointID (the
 // latest when ""), for vmIDs (all the VPG's VMs when empty).

@@ -79,7 +79,7 @@ func TestWaitTask(t *testing.T) {
 	f.tasks["bad"] = []int{1, 4}
 	f.tasks["slow"] = []int{1}
 
-	task, err := c.WaitTask(t.Context(), "ok", time.Millisecond)
+	task, err := c.WaitTask(t.Context(), "ok", time.Millisecond, nil)
 	if err != nil || task.State != TaskCompleted || task.Type != "InsertTaggedCP" || task.Identifier != "ok" {
 		t.Fatalf("WaitTask(ok) = %+v, %v", task, err)
 	}
@@ -87,7 +87,7 @@ func TestWaitTask(t *testing.T) {
 		t.Errorf("polls = %d, want 3", n)
 	}
 
-	task, err = c.WaitTask(t.Context(), "bad", time.Millisecond)
+	task, err = c.WaitTask(t.Context(), "bad", time.Millisecond, nil)
 	var e *Error
 	if !errors.As(err, &e) || e.Kind != KindTaskFailed || e.Message != "The VPG is not in a state that allows this operation." || task.State != TaskFailed {
 		t.Fatalf("WaitTask(bad) = %+v, %v; want KindTaskFailed with the CompleteReason", task, err)
@@ -96,12 +96,12 @@ func TestWaitTask(t *testing.T) {
 	// Long enough for the first poll to answer on a loaded machine.
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
-	task, err = c.WaitTask(ctx, "slow", 5*time.Millisecond)
+	task, err = c.WaitTask(ctx, "slow", 5*time.Millisecond, nil)
 	if !IsTimeout(err) || task.State != TaskInProgress {
 		t.Fatalf("WaitTask(slow) = %+v, %v; want the last state and KindTimeout", task, err)
 	}
 
-	if _, err := c.WaitTask(t.Context(), "ok", 0); err == nil {
+	if _, err := c.WaitTask(t.Context(), "ok", 0, nil); err == nil {
 		t.Error("WaitTask with poll 0: no error")
 	}
 }

@@ -134,7 +134,7 @@ func TestContract(t *testing.T) {
 	must(pw.TaskState(ctx, "task-1"))
 	must(pw.VMsByIdentifier(ctx, webVMID))
 	must(pw.ServerTime(ctx))
-	must(pw.WaitTask(ctx, "task-1", time.Millisecond))
+	must(pw.WaitTask(ctx, "task-1", time.Millisecond, nil))
 	must(pw.FailoverTest(ctx, webVPGID, "cp-1", []string{webVMID}))
 	must(pw.FailoverTestStop(ctx, webVPGID, true, "checked by rewind"))
 	must(pw.Restore(ctx, webVMID, webVPGID, "cp-1"))

@@ -116,7 +116,7 @@ func TestSimDoneWhen(t *testing.T) {
 	if late := landed.Time.Sub(before); late > cadence+time.Second {
 		t.Errorf("tag written %v after the insert, want within one cadence (%v)", late, cadence)
 	}
-	task, err := c.WaitTask(ctx, taskID, 100*time.Millisecond)
+	task, err := c.WaitTask(ctx, taskID, 100*time.Millisecond, nil)
 	if err != nil || task.State != zvm.TaskCompleted {
 		t.Fatalf("task = %+v, %v; want Completed", task, err)
 	}
@@ -211,7 +211,7 @@ func TestSimFaults(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			_, err = c.WaitTask(ctx, id, 50*time.Millisecond)
+			_, err = c.WaitTask(ctx, id, 50*time.Millisecond, nil)
 			return err
 		}
 	}

@@ -30,7 +30,7 @@ func TestVPGTestRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.WaitTask(ctx, task, 10*time.Millisecond); err != nil {
+	if _, err := c.WaitTask(ctx, task, 10*time.Millisecond, nil); err != nil {
 		t.Fatal(err)
 	}
 	if !running() {
