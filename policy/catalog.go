@@ -1,18 +1,247 @@
 package policy
 
 import (
-	_ "embed"
+	"bytes"
+	"embed"
+	"errors"
 	"fmt"
+	"io/fs"
+	"slices"
 	"strings"
+
+	"github.com/pelletier/go-toml/v2"
 )
 
-//go:embed catalog.toml
-var catalogTOML []byte
+// The built-in catalog is a folder of config files, one per family
+// (catalog/ssh.toml, catalog/govc.toml...), as the peers keep one file per
+// pack: a family is reviewed, disabled and printed as a unit.
+// catalog/index.toml lists the files in the order their rules are tried.
 
-// Catalog returns the built-in catalog: a config file of rules and their
-// tests, as `rewind catalog` prints it.
+//go:embed catalog/*.toml
+var catalogFiles embed.FS
+
+// commonFamily names the catalog file of what belongs to no family (how
+// git and gh read their options, tests across families). Its rules have
+// no family, so no [catalog] disable reaches them.
+const commonFamily = "common"
+
+// CatalogFamily is one file of the built-in catalog.
+type CatalogFamily struct {
+	// Name is the family's name, as rules, [catalog] disable and
+	// `rewind catalog FAMILY` name it; "common" for the file of rules that
+	// belong to no family.
+	Name string `json:"name"`
+	// Summary is the file's first comment paragraph, in one line, without
+	// the family's name it starts with.
+	Summary string `json:"summary"`
+	// File is the file's path in the source tree.
+	File string `json:"file"`
+}
+
+// CatalogFamilies returns the files of the built-in catalog in the order
+// their rules are tried.
+func CatalogFamilies() []CatalogFamily {
+	names, err := catalogIndex()
+	if err != nil {
+		// The index is embedded and checked by the tests.
+		panic(err)
+	}
+	out := make([]CatalogFamily, len(names))
+	for i, n := range names {
+		data, _ := catalogFiles.ReadFile(catalogPath(n))
+		s, _ := strings.CutPrefix(summary(data), n+": ")
+		out[i] = CatalogFamily{Name: n, Summary: s, File: "policy/" + catalogPath(n)}
+	}
+	return out
+}
+
+// CatalogFile returns the config file of one family of the built-in
+// catalog, as it is in the source tree.
+func CatalogFile(family string) ([]byte, bool) {
+	names, _ := catalogIndex()
+	if !slices.Contains(names, family) {
+		return nil, false
+	}
+	data, err := catalogFiles.ReadFile(catalogPath(family))
+	return data, err == nil
+}
+
+func catalogPath(family string) string { return "catalog/" + family + ".toml" }
+
+// catalogIndex reads catalog/index.toml.
+func catalogIndex() ([]string, error) { return readIndex(catalogFiles) }
+
+func readIndex(fsys fs.FS) ([]string, error) {
+	data, err := fs.ReadFile(fsys, "catalog/index.toml")
+	if err != nil {
+		return nil, err
+	}
+	var index struct {
+		Families []string `toml:"families"`
+	}
+	dec := toml.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&index); err != nil {
+		return nil, fmt.Errorf("catalog/index.toml: %w", err)
+	}
+	return index.Families, nil
+}
+
+// summary returns the first paragraph of comment lines of a file, joined
+// into one line.
+func summary(data []byte) string {
+	var words []string
+	for line := range strings.Lines(string(data)) {
+		text, ok := strings.CutPrefix(strings.TrimSpace(line), "#")
+		if !ok || strings.TrimSpace(text) == "" {
+			break
+		}
+		words = append(words, strings.Fields(text)...)
+	}
+	return strings.Join(words, " ")
+}
+
+// ParseCatalog parses the built-in catalog's files and joins them into
+// one config, in the order of the index: each file's options that take a
+// value and subcommand aliases add to the others', its rules and tests
+// follow theirs. A rule or test that names no family gets its file's; one
+// that names another family than its file's is an error (a test may name
+// several, its file's among them), so that a family's file holds all its
+// rules and only them.
+func ParseCatalog() (*Config, error) { return parseCatalog(catalogFiles) }
+
+func parseCatalog(fsys fs.FS) (*Config, error) {
+	names, err := readIndex(fsys)
+	if err != nil {
+		return nil, err
+	}
+	out := &Config{Path: catalogOrigin + ".toml", ValueOptions: map[string][]string{}, SubcommandAliases: map[string]map[string]string{}}
+	var errs []error
+	for _, name := range names {
+		file := catalogPath(name)
+		data, err := fs.ReadFile(fsys, file)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("catalog/index.toml: family %q: %w", name, err))
+			continue
+		}
+		cfg, err := Parse(file, data)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		family := name
+		if name == commonFamily {
+			family = ""
+		}
+		check := func(kind string, i int, f *string, several bool) {
+			switch {
+			case *f == "":
+				*f = family
+			case *f == family, several && slices.Contains(strings.Fields(*f), family):
+			default:
+				errs = append(errs, fmt.Errorf("%s: %s %d: family %q is not the file's (%q)", file, kind, i+1, *f, name))
+			}
+		}
+		for k, v := range cfg.ValueOptions {
+			out.ValueOptions[k] = append(out.ValueOptions[k], v...)
+		}
+		for k, v := range cfg.SubcommandAliases {
+			if out.SubcommandAliases[k] == nil {
+				out.SubcommandAliases[k] = map[string]string{}
+			}
+			for from, to := range v {
+				out.SubcommandAliases[k][from] = to
+			}
+		}
+		for i := range cfg.Commands {
+			check("command rule", i, &cfg.Commands[i].Family, false)
+		}
+		for i := range cfg.Tools {
+			check("tool rule", i, &cfg.Tools[i].Family, false)
+		}
+		for i := range cfg.Tests {
+			check("test", i, &cfg.Tests[i].Family, true)
+		}
+		out.Servers = append(out.Servers, cfg.Servers...)
+		out.Tools = append(out.Tools, cfg.Tools...)
+		out.Commands = append(out.Commands, cfg.Commands...)
+		out.Tests = append(out.Tests, cfg.Tests...)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	return out, nil
+}
+
+// Catalog returns the built-in catalog as one config file, as `rewind
+// catalog --toml` prints it: every family's options that take a value and
+// subcommand aliases in one table each, then each family's rules and
+// tests, in the order they are tried, under a line naming the family's
+// file. Every rule names its family, so the file can be copied and
+// edited as a config of its own.
 func Catalog() []byte {
-	return append([]byte(nil), catalogTOML...)
+	names, err := catalogIndex()
+	if err != nil {
+		panic(err)
+	}
+	index, _ := catalogFiles.ReadFile("catalog/index.toml")
+	var head, options, aliases, bodies bytes.Buffer
+	for line := range bytes.Lines(index) {
+		if !bytes.HasPrefix(line, []byte("#")) {
+			break
+		}
+		head.Write(line)
+	}
+	for _, name := range names {
+		data, _ := catalogFiles.ReadFile(catalogPath(name))
+		body := splitTables(data, &options, &aliases)
+		fmt.Fprintf(&bodies, "\n# --- %s (policy/%s)\n%s", name, catalogPath(name), body)
+	}
+	var b bytes.Buffer
+	b.Write(head.Bytes())
+	b.WriteString("\n# Options that take their value as the next word, per command.\n[value_options]\n")
+	b.Write(options.Bytes())
+	b.WriteString("\n# Subcommands that stand for others, per command.\n[subcommand_aliases]\n")
+	b.Write(aliases.Bytes())
+	b.Write(bodies.Bytes())
+	return b.Bytes()
+}
+
+// splitTables takes a catalog file's [value_options] and
+// [subcommand_aliases] tables out of it, writing their lines to options and
+// aliases, and returns the rest: the file's rules and tests with the
+// comments above them. The catalog's files keep those tables at their top,
+// before the first [[...]] header, each a run of key lines.
+func splitTables(data []byte, options, aliases *bytes.Buffer) []byte {
+	var rest bytes.Buffer
+	var table *bytes.Buffer
+	var comment []byte
+	for line := range bytes.Lines(data) {
+		t := bytes.TrimSpace(line)
+		switch {
+		case table != nil && len(t) > 0 && t[0] != '[' && t[0] != '#':
+			table.Write(line)
+			continue
+		case bytes.Equal(t, []byte("[value_options]")):
+			table, comment = options, nil
+			continue
+		case bytes.Equal(t, []byte("[subcommand_aliases]")):
+			table, comment = aliases, nil
+			continue
+		}
+		table = nil
+		if len(t) > 0 && t[0] == '#' {
+			// A comment belongs to what follows it: a table's is dropped
+			// with the table.
+			comment = append(comment, line...)
+			continue
+		}
+		rest.Write(comment)
+		comment = nil
+		rest.Write(line)
+	}
+	rest.Write(comment)
+	return bytes.TrimLeft(rest.Bytes(), "\n")
 }
 
 //go:generate go run gen_catalog.go
@@ -20,25 +249,25 @@ func Catalog() []byte {
 // catalogConfig returns the catalog as parsed. Parsing the TOML takes longer
 // than a hook may spend before it judges a call, so the catalog is parsed
 // at build time: catalog_gen.go holds the result, and a test checks that
-// it matches catalog.toml.
+// it matches the catalog's files.
 func catalogConfig() *Config { return generatedCatalog }
 
 // RuleInfo describes one effective rule, for `rewind catalog`.
 type RuleInfo struct {
 	// Kind is "command", "tool" or "server".
-	Kind string
+	Kind string `json:"kind"`
 	// Origin is the config file's path, or "catalog".
-	Origin string
+	Origin string `json:"origin"`
 	// Name is how verdicts name the rule.
-	Name string
+	Name string `json:"name"`
 	// Family is the catalog family the rule belongs to ("govc", "azure"),
 	// or "" for a rule without one.
-	Family string
-	Effect Effect
-	Reason string
+	Family string `json:"family,omitempty"`
+	Effect Effect `json:"effect"`
+	Reason string `json:"reason,omitempty"`
 	// Conditions are what the rule needs besides its name, as config keys:
 	// "on=remote", `args_any=["-f"]`, "target=host"...
-	Conditions []string
+	Conditions []string `json:"conditions,omitempty"`
 }
 
 func (r RuleInfo) String() string {

@@ -153,7 +153,7 @@ func FuzzParse(f *testing.F) {
 	for _, tt := range parseErrorTests {
 		f.Add([]byte(tt.src))
 	}
-	f.Add(catalogTOML)
+	f.Add(Catalog())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.toml", data)
 		if err != nil {

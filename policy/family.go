@@ -26,21 +26,21 @@ const rewindFamily = "rewind"
 
 // Families returns the names of the built-in catalog's families, sorted.
 func Families() []string {
-	cfg := catalogConfig()
 	var out []string
-	add := func(f string) {
-		if f != "" && !slices.Contains(out, f) {
-			out = append(out, f)
+	for _, f := range CatalogFamilies() {
+		if f.Name != commonFamily {
+			out = append(out, f.Name)
 		}
-	}
-	for _, r := range cfg.Commands {
-		add(r.Family)
-	}
-	for _, r := range cfg.Tools {
-		add(r.Family)
 	}
 	slices.Sort(out)
 	return out
+}
+
+// CanDisable reports whether [catalog] disable may turn family off: every
+// family but remote and rewind, which the others rely on, and common,
+// which is no family.
+func CanDisable(family string) bool {
+	return family != remoteFamily && family != rewindFamily && family != commonFamily
 }
 
 // disable checks the [catalog] disable list: every name a family of the
@@ -48,7 +48,7 @@ func Families() []string {
 func (v *validator) disable(names []string) {
 	var known []string
 	for _, f := range Families() {
-		if f != remoteFamily && f != rewindFamily {
+		if CanDisable(f) {
 			known = append(known, f)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -284,9 +285,92 @@ func TestRules(t *testing.T) {
 }
 
 func TestCatalogIsConfig(t *testing.T) {
-	// rewind catalog prints a file the user can start a config from.
-	if _, err := Parse("catalog.toml", Catalog()); err != nil {
+	// rewind catalog --toml prints one file the user can start a config
+	// from, with the very rules of the catalog's files.
+	cfg, err := Parse("catalog.toml", Catalog())
+	if err != nil {
 		t.Fatal(err)
+	}
+	want, err := ParseCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(cfg.ValueOptions, want.ValueOptions) || !reflect.DeepEqual(cfg.SubcommandAliases, want.SubcommandAliases) ||
+		!reflect.DeepEqual(cfg.Servers, want.Servers) || !reflect.DeepEqual(cfg.Tools, want.Tools) ||
+		!reflect.DeepEqual(cfg.Commands, want.Commands) || !reflect.DeepEqual(cfg.Tests, want.Tests) {
+		t.Fatal("Catalog() does not hold the rules of the catalog's files")
+	}
+}
+
+func TestCatalogFamilies(t *testing.T) {
+	fams := CatalogFamilies()
+	if len(fams) < 2 || fams[0].Name != commonFamily {
+		t.Fatalf("families %v: want common first", fams)
+	}
+	seen := map[string]bool{}
+	for _, f := range fams {
+		if seen[f.Name] {
+			t.Errorf("family %q listed twice in catalog/index.toml", f.Name)
+		}
+		seen[f.Name] = true
+		data, _ := CatalogFile(f.Name)
+		if !strings.HasPrefix(string(data), "# "+f.Name+": ") || f.Summary == "" {
+			t.Errorf("catalog file of %q: its first line should be a comment starting %q", f.Name, "# "+f.Name+": ")
+		}
+		if _, ok := CatalogFile(f.Name); !ok {
+			t.Errorf("no file for family %q", f.Name)
+		}
+	}
+	// Every file in the folder is in the index, so none is left out.
+	files, err := catalogFiles.ReadDir("catalog")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range files {
+		name := strings.TrimSuffix(e.Name(), ".toml")
+		if name != "index" && !seen[name] {
+			t.Errorf("catalog/%s is not listed in catalog/index.toml", e.Name())
+		}
+	}
+	if _, ok := CatalogFile("nope"); ok {
+		t.Error("CatalogFile found a family that does not exist")
+	}
+}
+
+func TestParseCatalogFamilyOfFile(t *testing.T) {
+	index := &fstest.MapFile{Data: []byte(`families = ["common", "govc"]`)}
+	fsys := fstest.MapFS{
+		"catalog/index.toml":  index,
+		"catalog/common.toml": {Data: []byte("[[test]]\ncommand = \"ls\"\nexpect = \"none\"\n")},
+		"catalog/govc.toml": {Data: []byte(`[[command]]
+match = "govc vm.destroy"
+effect = "deny"
+[[test]]
+family = "ssh govc"
+command = "ssh jump govc vm.destroy a"
+expect = "deny"
+`)},
+	}
+	cfg, err := parseCatalog(fsys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A rule gets its file's family; a test may name several.
+	if got := cfg.Commands[0].Family; got != "govc" {
+		t.Errorf("rule family %q, want govc", got)
+	}
+	if got := []string{cfg.Tests[0].Family, cfg.Tests[1].Family}; got[0] != "" || got[1] != "ssh govc" {
+		t.Errorf("test families %q", got)
+	}
+	// A rule of another family than its file's is an error.
+	fsys["catalog/govc.toml"] = &fstest.MapFile{Data: []byte("[[command]]\nfamily = \"ssh\"\nmatch = \"govc vm.destroy\"\neffect = \"deny\"\n")}
+	if _, err := parseCatalog(fsys); err == nil || !strings.Contains(err.Error(), `family "ssh" is not the file's ("govc")`) {
+		t.Errorf("err = %v, want a family mismatch", err)
+	}
+	// A family in the index without its file is an error.
+	index.Data = []byte(`families = ["common", "govc", "virsh"]`)
+	if _, err := parseCatalog(fsys); err == nil || !strings.Contains(err.Error(), `family "virsh"`) {
+		t.Errorf("err = %v, want the missing file named", err)
 	}
 }
 
@@ -324,7 +408,7 @@ func BenchmarkClassify(b *testing.B) {
 }
 
 func TestGeneratedCatalog(t *testing.T) {
-	cfg, err := Parse("catalog.toml", catalogTOML)
+	cfg, err := ParseCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}

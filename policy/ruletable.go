@@ -24,10 +24,12 @@ const (
 // "if ..." line with the conditions it needs besides its name, under a
 // "# origin" line for each config they come from.
 func (p *Policy) WriteRules(w io.Writer) error {
-	return writeRules(w, p.Rules())
+	return WriteRuleTable(w, p.Rules())
 }
 
-func writeRules(w io.Writer, rules []RuleInfo) error {
+// WriteRuleTable writes rules as WriteRules does: a part of them, such as
+// one family's (`rewind catalog FAMILY`).
+func WriteRuleTable(w io.Writer, rules []RuleInfo) error {
 	ruleWidth, familyWidth := len("RULE"), len("FAMILY")
 	for _, r := range rules {
 		if n := utf8.RuneCountInString(r.Name); n <= maxRuleWidth {
