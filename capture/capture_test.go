@@ -511,7 +511,7 @@ func TestNextTick(t *testing.T) {
 
 func TestStateBar(t *testing.T) {
 	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	s := &vpgState{}
+	s := &vpgState{Since: base.Add(-time.Hour)}
 	for _, d := range []time.Duration{1, 5, 9} {
 		s.addLetThrough(letThrough{At: base.Add(d * time.Second), Checkpoint: base.Add(d*time.Second + time.Minute)})
 	}
@@ -523,6 +523,15 @@ func TestStateBar(t *testing.T) {
 	}
 	if b := s.bar(base.Add(6 * time.Second)); b.newer(base.Add(time.Minute)) || !b.newer(base.Add(66*time.Second)) {
 		t.Error("a tag must be newer than the bar on both clocks")
+	}
+	// A call that arrived before the record began knows no let-through
+	// before it: its bar is its arrival.
+	fresh := &vpgState{Since: base.Add(10 * time.Second)}
+	if got := fresh.bar(base.Add(8 * time.Second)); !got.at.Equal(base.Add(8 * time.Second)) {
+		t.Errorf("bar of a call older than the record = %v, want its arrival", got.at.Sub(base))
+	}
+	if got := (&vpgState{}).bar(base); !got.at.Equal(base) {
+		t.Errorf("bar with no record = %v, want the arrival", got.at)
 	}
 }
 

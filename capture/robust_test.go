@@ -52,6 +52,33 @@ func TestDamagedStateIsNotAnEmptyHistory(t *testing.T) {
 	}
 }
 
+// TestDeletedStateReusesNoEarlierTag: an agent that deletes rewind's state
+// folder between two calls must not make the second reuse the tag that
+// protected the first: the record of the first call let through is gone,
+// so no tag from before the second call arrived protects it.
+func TestDeletedStateReusesNoEarlierTag(t *testing.T) {
+	f := newFixture(t)
+	c := f.capturer(Options{})
+	first := protectedBy(t, c, "aaaaaaaa0001", "web-01")
+	entries, err := os.ReadDir(f.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(f.dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if next := protectedBy(t, c, "aaaaaaaa0002", "web-01"); next == first {
+		t.Errorf("after the state was deleted the next call reused %q, which was written before the first call ran", first)
+	}
+	// The record begins again, with the second call let through.
+	st := c.loadState(f.sim.VPGIdentifier("fast"))
+	if st.Since.IsZero() || len(st.LetThrough) == 0 {
+		t.Errorf("state after the second call: since %v, %d let-throughs; want a beginning and a record", st.Since, len(st.LetThrough))
+	}
+}
+
 // TestZVMClockAhead: with the ZVM's clock ahead of this machine's, the tag
 // that protected a call looks newer than the call's let-through; it still
 // must not protect the next call.

@@ -19,6 +19,13 @@ import (
 // vpg-<id>.json in the state folder.
 type vpgState struct {
 	VPG string `json:"vpg,omitempty"`
+	// Since is when this record began (ZVM time): rewind knows the calls
+	// let through on the VPG since then, and nothing of those before. A
+	// record that is missing (never kept, or deleted) or damaged begins
+	// when it is read, so a call that arrived before that reuses no tag
+	// written before it arrived: deleting the state cannot make a tag
+	// taken before an earlier call look like a way back from this one.
+	Since time.Time `json:"since,omitzero"`
 	// LetThrough are the calls on this VPG that rewind let run (or put to
 	// the user, who may let them run), newest last: a tag protects a call
 	// only if written after every call let through before that call arrived.
@@ -73,9 +80,14 @@ type bar struct{ at, checkpoint time.Time }
 // newer reports whether checkpoint time t is past the bar.
 func (b bar) newer(t time.Time) bool { return t.After(b.at) && t.After(b.checkpoint) }
 
-// bar returns the bar for a call that arrived at arrival.
+// bar returns the bar for a call that arrived at arrival. For a call that
+// arrived before the record began, the calls let through before it are not
+// known: the bar is the call's own arrival.
 func (s *vpgState) bar(arrival time.Time) bar {
 	var b bar
+	if s.Since.IsZero() || !s.Since.Before(arrival) {
+		b.at = arrival
+	}
 	for _, l := range s.LetThrough {
 		if l.At.Before(arrival) {
 			b.at = later(b.at, l.At)
@@ -166,20 +178,21 @@ func (c *Capturer) lockVPG(ctx context.Context, vpgID string) (*flock.Flock, err
 	return fl, nil
 }
 
-// loadState reads a VPG's state; a missing file is a VPG never seen. A
-// damaged file has lost the record of the calls let through, which a tag
-// must be newer than: it reads as a call let through when the file was
-// last written, so that no tag from before then is reused.
+// loadState reads a VPG's state. A missing file (a VPG never seen, or a
+// state folder someone emptied) or a damaged one has no record of the calls
+// let through, which a tag must be newer than: its record begins now (see
+// vpgState.Since), so that no tag from before the call is reused.
 func (c *Capturer) loadState(vpgID string) *vpgState {
 	s := &vpgState{}
 	name := filepath.Join(c.o.StateDir, fileStem(vpgID)+".json")
 	data, err := os.ReadFile(name)
-	if err == nil && json.Unmarshal(data, s) != nil {
-		at := c.o.Now()
-		if fi, err := os.Stat(name); err == nil && fi.ModTime().Before(at) {
-			at = fi.ModTime()
-		}
-		*s = vpgState{LetThrough: []letThrough{{At: c.zvmTime(at)}}}
+	if err != nil || json.Unmarshal(data, s) != nil {
+		*s = vpgState{}
+	}
+	if s.Since.IsZero() {
+		// A record of an earlier rewind, which kept no beginning, is
+		// known from now on.
+		s.Since = c.zvmTime(c.o.Now())
 	}
 	return s
 }
