@@ -130,23 +130,40 @@ func TestDiscover(t *testing.T) {
 			return ""
 		}
 	}
-	check := func(name, flag, cwd string, getenv func(string) string, wantUser, wantProject string) {
+	check := func(name, flag, cwd string, getenv func(string) string, wantUser string, wantProjects ...string) {
 		t.Helper()
-		user, project, err := Discover(flag, cwd, getenv)
-		if err != nil || user != wantUser || project != wantProject {
-			t.Errorf("%s: got %q, %q, %v, want %q, %q", name, user, project, err, wantUser, wantProject)
+		user, projects, err := Discover(flag, cwd, getenv)
+		if err != nil || user != wantUser || !slices.Equal(projects, wantProjects) {
+			t.Errorf("%s: got %q, %q, %v, want %q, %q", name, user, projects, err, wantUser, wantProjects)
 		}
 	}
-	check("nothing", "", deep, env("HOME", home), "", "")
+	check("nothing", "", deep, env("HOME", home), "")
 	write(userFile)
-	check("user config", "", deep, env("HOME", home), userFile, "")
-	check("XDG_CONFIG_HOME", "", deep, env("HOME", root, "XDG_CONFIG_HOME", filepath.Join(home, ".config")), userFile, "")
+	check("user config", "", deep, env("HOME", home), userFile)
+	check("XDG_CONFIG_HOME", "", deep, env("HOME", root, "XDG_CONFIG_HOME", filepath.Join(home, ".config")), userFile)
 	write(projectFile)
 	check("project upwards, with the user config", "", deep, env("HOME", home), userFile, projectFile)
 	check("env", "", deep, env("HOME", home, "REWIND_CONFIG", "/etc/rewind.toml"), "/etc/rewind.toml", projectFile)
 	check("flag", "/x.toml", deep, env("REWIND_CONFIG", "/etc/rewind.toml"), "/x.toml", projectFile)
-	check("flag naming the project file", projectFile, deep, env(), projectFile, "")
-	check("no cwd", "", "", env("HOME", home), userFile, "")
+	check("flag naming the project file", projectFile, deep, env(), projectFile)
+	check("no cwd", "", "", env("HOME", home), userFile)
+	// A nearer config does not hide a farther one: both are found,
+	// nearest first.
+	nearer := filepath.Join(project, "a", ProjectFile)
+	write(nearer)
+	check("nested project configs", "", deep, env("HOME", home), userFile, nearer, projectFile)
+	// At most MaxProjectConfigs, the nearest.
+	dir := deep
+	var want []string
+	for range MaxProjectConfigs + 2 {
+		dir = filepath.Join(dir, "n")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		write(filepath.Join(dir, ProjectFile))
+		want = append([]string{filepath.Join(dir, ProjectFile)}, want...)
+	}
+	check("too many", "", dir, env("HOME", home), userFile, want[:MaxProjectConfigs]...)
 }
 
 func FuzzParse(f *testing.F) {

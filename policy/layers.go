@@ -33,26 +33,28 @@ type Source struct {
 	Ignored []string
 }
 
-// Find builds the configuration for a call made in cwd, from up to two
-// files and the built-in catalog:
+// Find builds the configuration for a call made in cwd, from the user's
+// config, the project's configs and the built-in catalog:
 //
 //   - the user's config: flagPath (--config), else $REWIND_CONFIG, else
 //     rewind/config.toml in the user config folder, else the defaults;
-//   - the project's config: the nearest .rewind.toml from cwd upwards,
-//     unless it is the user's config file itself.
+//   - the project's configs: every .rewind.toml from cwd upwards (but the
+//     user's config file itself), up to the first one that is trusted.
 //
 // A project config that `rewind trust` recorded (see Trusted) is laid over
 // the user's: its rules come first and the settings it sets replace the
-// user's. An untrusted one can only tighten: its rules judge every call
-// beside the user's and the catalog's, and the stricter verdict wins (see
-// Config.Tighten); of its settings only those that tighten apply (see
-// tightenSettings), and the others are listed in Source.Ignored.
+// user's; the configs farther up than it do not count. An untrusted one can
+// only tighten: its rules judge every call beside the user's and the
+// catalog's, and the stricter verdict wins (see Config.Tighten); of its
+// settings only those that tighten apply (see tightenSettings), and the
+// others are listed in Source.Ignored. So a nearer config the agent
+// created, even an empty one, adds to the farther ones and hides none.
 //
 // When a file cannot be read or parsed, Find returns a *LoadError whose
 // Fallback is the configuration made of what did load, with the broken
 // file's rules read leniently as rules that ask (see looseRules).
 func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
-	userPath, projectPath, err := Discover(flagPath, cwd, getenv)
+	userPath, projects, err := Discover(flagPath, cwd, getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +78,16 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 	}
 	cfg.Home = homeDir(getenv)
 	cfg.OwnFiles = ownFiles(flagPath, userPath, getenv)
-	if projectPath != "" {
+	// A trusted config is laid over the user's before the untrusted ones
+	// nearer than it tighten the result, so they are read first and
+	// applied after it.
+	type untrusted struct {
+		src  int
+		proj *Config
+		set  map[string]bool
+	}
+	var nearer []untrusted
+	for _, projectPath := range projects {
 		src := Source{Path: projectPath, Project: true}
 		data, err := readConfig(projectPath)
 		var proj *Config
@@ -85,18 +96,25 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 		} else {
 			err = fmt.Errorf("reading config: %w", err)
 		}
+		trusted := false
 		switch {
 		case err != nil:
 			broken = append(broken, err)
 			cfg.Tighten = append(cfg.Tighten, looseRules(projectPath, data))
 		case IsTrusted(projectPath, data, getenv):
-			src.Trusted = true
+			src.Trusted, trusted = true, true
 			overlay(cfg, proj, setKeys(data))
 		default:
-			src.Ignored = tightenSettings(cfg, proj, setKeys(data))
-			cfg.Tighten = append(cfg.Tighten, proj)
+			nearer = append(nearer, untrusted{len(cfg.Sources), proj, setKeys(data)})
 		}
 		cfg.Sources = append(cfg.Sources, src)
+		if trusted {
+			break
+		}
+	}
+	for _, u := range nearer {
+		cfg.Sources[u.src].Ignored = tightenSettings(cfg, u.proj, u.set)
+		cfg.Tighten = append(cfg.Tighten, u.proj)
 	}
 	if len(broken) > 0 {
 		return nil, &LoadError{Err: errors.Join(broken...), Fallback: cfg}
@@ -128,12 +146,15 @@ func Fallback(err error) *Config {
 
 // Discover returns the config files Find reads: the user's (flagPath,
 // else $REWIND_CONFIG, else rewind/config.toml in the user's config
-// folder when it exists) and the project's (the nearest .rewind.toml from
-// cwd upwards, unless it is the user's file). Either is "" when there is
-// none. An explicitly named file is returned even when it does not exist,
-// so that loading it reports the mistake. getenv is os.Getenv outside
-// tests.
-func Discover(flagPath, cwd string, getenv func(string) string) (user, project string, err error) {
+// folder when it exists) and the project's: every .rewind.toml from cwd
+// upwards, nearest first, but the user's file, and at most
+// MaxProjectConfigs of them. The user's is "" when there is none. An
+// explicitly named file is returned even when it does not exist, so that
+// loading it reports the mistake. getenv is os.Getenv outside tests.
+//
+// Find stops at the first trusted one; Discover cannot tell which that is
+// without reading them, so it returns them all.
+func Discover(flagPath, cwd string, getenv func(string) string) (user string, projects []string, err error) {
 	user = flagPath
 	if user == "" {
 		user = getenv("REWIND_CONFIG")
@@ -142,7 +163,7 @@ func Discover(flagPath, cwd string, getenv func(string) string) (user, project s
 		if p := userConfigFile(getenv); p != "" {
 			ok, err := isFile(p)
 			if err != nil {
-				return "", "", err
+				return "", nil, err
 			}
 			if ok {
 				user = p
@@ -150,26 +171,24 @@ func Discover(flagPath, cwd string, getenv func(string) string) (user, project s
 		}
 	}
 	if cwd == "" {
-		return user, "", nil
+		return user, nil, nil
 	}
 	dir, err := filepath.Abs(cwd)
 	if err != nil {
-		return "", "", fmt.Errorf("finding config: %w", err)
+		return "", nil, fmt.Errorf("finding config: %w", err)
 	}
-	for {
+	for len(projects) < MaxProjectConfigs {
 		p := filepath.Join(dir, ProjectFile)
 		ok, err := isFile(p)
 		if err != nil {
 			// A folder that cannot be looked into (a path too long, a
 			// parent that became a file) holds no project config of
-			// ours; the user's config still applies.
+			// ours, nor do the folders above it as far as this call
+			// can tell; the user's config still applies.
 			break
 		}
-		if ok {
-			if !sameFile(p, user) {
-				project = p
-			}
-			break
+		if ok && !sameFile(p, user) {
+			projects = append(projects, p)
 		}
 		parent := filepath.Dir(dir)
 		if parent == dir {
@@ -177,8 +196,14 @@ func Discover(flagPath, cwd string, getenv func(string) string) (user, project s
 		}
 		dir = parent
 	}
-	return user, project, nil
+	return user, projects, nil
 }
+
+// MaxProjectConfigs bounds the project configs a call reads, from its
+// folder upwards: each is read and judges the call, so an agent that
+// nests thousands of them must not cost the hook its budget. The nearest
+// count.
+const MaxProjectConfigs = 16
 
 // userConfigFile is rewind/config.toml in the user's config folder, or "".
 func userConfigFile(getenv func(string) string) string {

@@ -294,6 +294,53 @@ func TestUserConfigNotReplaced(t *testing.T) {
 	}
 }
 
+// TestNearerProjectConfigAdds: a nearer .rewind.toml, even an empty one
+// the agent created in a subfolder, adds to the farther project configs and
+// hides none of their rules; only a trusted one shadows the farther ones.
+func TestNearerProjectConfigAdds(t *testing.T) {
+	l := newLab(t, "")
+	l.projectConfig("[[command]]\nmatch = \"make deploy\"\neffect = \"deny\"\nreason = \"the team's rule\"\n")
+	nearer := filepath.Join(l.project, "sub", ProjectFile)
+	l.write(nearer, "")
+	cfg, p := l.find()
+	if got := p.ClassifyCommand("make deploy").Effect; got != Deny {
+		t.Errorf("an empty nearer .rewind.toml hid the farther project's deny rule: %s", got)
+	}
+	if len(cfg.Sources) != 2 || cfg.Sources[0].Path != nearer || cfg.Sources[1].Path != filepath.Join(l.project, ProjectFile) {
+		t.Errorf("Sources = %+v, want the nearer config first, then the farther", cfg.Sources)
+	}
+	// A nearer config that tries to loosen the farther one's rule cannot.
+	l.write(nearer, "[[command]]\nmatch = \"make deploy\"\neffect = \"none\"\n")
+	if _, p := l.find(); p.ClassifyCommand("make deploy").Effect != Deny {
+		t.Error("an untrusted nearer config loosened the farther one")
+	}
+	// Once the person trusts the nearer one, it is the project's config:
+	// the farther ones do not count.
+	if _, _, err := Trust(nearer, l.getenv); err != nil {
+		t.Fatal(err)
+	}
+	cfg, p = l.find()
+	if got := p.ClassifyCommand("make deploy").Effect; got != None {
+		t.Errorf("trusted nearer config: %s, want its none", got)
+	}
+	if len(cfg.Sources) != 1 || !cfg.Sources[0].Trusted {
+		t.Errorf("Sources = %+v, want the trusted nearer config alone", cfg.Sources)
+	}
+	// An untrusted config nearer than a trusted one still tightens it.
+	deeper := filepath.Join(l.project, "sub", "deeper")
+	if err := os.MkdirAll(deeper, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	l.write(filepath.Join(deeper, ProjectFile), "[[command]]\nmatch = \"make deploy\"\neffect = \"ask\"\n")
+	cfg, err := Find("", deeper, l.getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := New(cfg); p.ClassifyCommand("make deploy").Effect != Ask {
+		t.Error("an untrusted config nearer than a trusted one did not tighten it")
+	}
+}
+
 // TestBrokenConfigAsksItsRules: with one bad value the user's rules are
 // not dropped: every call any of them could match is asked.
 func TestBrokenConfigAsksItsRules(t *testing.T) {

@@ -83,15 +83,15 @@ func trustTarget(args []string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	_, project, err := policy.Discover("", cwd, func(string) string { return "" })
+	_, projects, err := policy.Discover("", cwd, func(string) string { return "" })
 	if err != nil {
 		return "", err
 	}
-	if project == "" {
+	if len(projects) == 0 {
 		return "", &hintError{
 			err:  fmt.Errorf("no %s in %s or a folder above it", policy.ProjectFile, cwd),
 			hint: "name the file: rewind trust path/to/.rewind.toml",
 		}
 	}
-	return project, nil
+	return projects[0], nil
 }
