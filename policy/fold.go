@@ -14,8 +14,9 @@ const maxListed = 1000
 // their cmdlets) first, then dynamic commands, then unparsed parts.
 type fold struct {
 	p *Policy
-	// dir is the folder the next command runs in, as far as known.
-	dir string
+	// w is the folder the next command runs in, as far as known, and
+	// what looking at folders has cost the call so far.
+	w walk
 	// ruledOnly keeps only the matches a rule judged: the fold of a
 	// policy of Config.Tighten, which only adds to another's verdict.
 	ruledOnly bool
@@ -70,7 +71,7 @@ func (f *fold) add(x shell.Finding) {
 	}
 	switch {
 	case x.Invocation != nil:
-		f.p.judgeInvocation(x.Invocation, &f.dir, f.section(0).add)
+		f.p.judgeInvocation(x.Invocation, &f.w, f.section(0).add)
 	case x.Dynamic != nil:
 		f.section(1).add(f.p.judgeUnknown(x))
 	case x.Unparsed != nil:

@@ -379,20 +379,20 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
 // folds returns the folds of this policy and of the policies of
 // Config.Tighten, whose pieces count only where a rule of theirs judged.
 func (p *Policy) folds(cwd string) []*fold {
-	folds := []*fold{{p: p, dir: cwd}}
+	folds := []*fold{{p: p, w: walk{dir: cwd}}}
 	for _, t := range p.tighten {
-		folds = append(folds, &fold{p: t, dir: cwd, ruledOnly: true})
+		folds = append(folds, &fold{p: t, w: walk{dir: cwd}, ruledOnly: true})
 	}
 	return folds
 }
 
-// judgeInvocation judges an invocation run in *dir, which it moves on past
+// judgeInvocation judges an invocation run in w's folder, which it moves on past
 // a cd, and the code it runs that the shell analysis leaves to the policy:
 // PowerShell code, and the code remote-execution commands hand to other
 // hosts.
-func (p *Policy) judgeInvocation(inv *shell.Invocation, dir *string, add func(Match)) {
+func (p *Policy) judgeInvocation(inv *shell.Invocation, w *walk, add func(Match)) {
 	s := fromInvocation(inv)
-	p.judgeSubject(inv, &s, dir, 0, add)
+	p.judgeSubject(inv, &s, w, 0, add)
 }
 
 // judgeUnknown judges a dynamic command or an unparsed part.
@@ -416,7 +416,7 @@ func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
 // judgeCode judges code that a command hands to a place (see reach), as
 // commands running there, in cwd when the place is here.
 func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
-	dir := cwd
+	w := walk{dir: cwd}
 	shell.Scan(code, func(x shell.Finding) {
 		if p.skipped(x) {
 			return
@@ -427,13 +427,13 @@ func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add fu
 		}
 		s := fromInvocation(x.Invocation)
 		at.apply(&s)
-		p.judgeSubject(x.Invocation, &s, &dir, depth, add)
+		p.judgeSubject(x.Invocation, &s, &w, depth, add)
 	})
 }
 
-// judgeSubject judges the subject s of an invocation, run in *dir, and
+// judgeSubject judges the subject s of an invocation, run in w's folder, and
 // then the code it runs that the policy reads itself.
-func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, dir *string, depth int, add func(Match)) {
+func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth int, add func(Match)) {
 	if isWindowsProgram(s.name) {
 		s.name = windowsName(s.name)
 	}
@@ -462,11 +462,11 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, dir *string, de
 		// The files a command writes are judged from the folder it
 		// runs in, which the cd before it decides. Most commands write
 		// none, and spare the copy of s that judging writes keeps.
-		if len(s.writes) > 0 || writeCommands[s.name] != nil && !s.ps {
+		if len(s.writes) > 0 || (writeCommands[s.name] != nil || treeCommands[s.name] != nil) && !s.ps {
 			sw := *s
-			m = p.judgeCommandWrites(&sw, m, *dir)
+			m = p.judgeCommandWrites(&sw, m, w)
 		}
-		*dir = changeDir(s, *dir)
+		w.dir = changeDir(s, w.dir)
 	}
 	m.Kind = KindInvocation
 	m.Source = s.text()
@@ -483,7 +483,7 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, dir *string, de
 		add(p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
 	}
 	if reached && r.known {
-		p.reachMatches(s, &r, *dir, depth, add)
+		p.reachMatches(s, &r, w.dir, depth, add)
 	}
 }
 
@@ -702,7 +702,7 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		listed = true
 		break
 	}
-	wm, ok := p.judgeWrites(p.writes, toolWrites(in), c.Cwd, func(r *writeRule) bool {
+	wm, ok := p.judgeWrites(p.writes, writtenNames(toolWrites(in)), c.Cwd, func(r *writeRule) bool {
 		return r.tool != nil && r.tool.match(c.Tool, snake, in)
 	})
 	if ok && (wm.Effect > m.Effect || m.Rule == "") {
@@ -746,8 +746,21 @@ func namesCmdlet(patterns []string, name string) bool {
 // judgeCommandWrites is the pass of the rules with writes over the files
 // a local command writes; the rule that matches decides when it is
 // stricter than m, the verdict of the other rules.
-func (p *Policy) judgeCommandWrites(s *subject, m Match, cwd string) Match {
-	wm, ok := p.judgeWrites(p.writes, writtenFiles(s), cwd, func(r *writeRule) bool {
+func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
+	cwd := w.dir
+	files := writtenNames(writtenFiles(s))
+	for _, t := range treesOf(s) {
+		c, ok := w.cover(p, t)
+		if !ok {
+			// Past the bound on folders looked at, a folder written as
+			// a whole may hold anything.
+			m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes past a limit", nil
+			m.Reason = fmt.Sprintf("%s, past the %d folders rewind looks into for one call: it may hold rewind's own files", t.via, maxTreeProbes)
+			return m
+		}
+		files = append(files, c...)
+	}
+	wm, ok := p.judgeWrites(p.writes, files, cwd, func(r *writeRule) bool {
 		if r.cmd == nil {
 			return false
 		}

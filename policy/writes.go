@@ -168,22 +168,25 @@ const maxLinkHops = 40
 
 // judgeWrites is the pass of the rules with writes over the files written:
 // the first rule that matches one of them decides.
-func (p *Policy) judgeWrites(rules []*writeRule, files []string, cwd string, applies func(*writeRule) bool) (Match, bool) {
+func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, applies func(*writeRule) bool) (Match, bool) {
 	if len(files) == 0 {
 		return Match{}, false
 	}
 	forms := make([][]string, len(files))
 	for i, f := range files {
-		forms[i] = p.fileForms(f, cwd)
+		forms[i] = p.fileForms(f.name, cwd)
 	}
 	for _, r := range rules {
 		if !applies(r) {
 			continue
 		}
-		for i, f := range files {
+		for i, w := range files {
+			f := w.name
 			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
 				reason := fmt.Sprintf("writes %s", f)
-				if as != f && as != path.Clean(filepath.ToSlash(f)) {
+				if w.via != "" {
+					reason = fmt.Sprintf("writes %s (%s)", f, w.via)
+				} else if as != f && as != path.Clean(filepath.ToSlash(f)) {
 					reason += " (" + as + ")"
 				}
 				if rr := r.reason(); rr != "" {
@@ -255,8 +258,9 @@ var writeCommands = map[string]func(s *subject) []string{
 	"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
 	"git":      gitWrites,
 	"dd":       ddOutput,
-	"curl":     optionValues("-o", "--output"),
-	"wget":     optionValues("-O", "--output-document"),
+	"curl":     curlOutputs,
+	"wget":     wgetOutputs,
+	"rmdir":    positionalsOf(nil),
 }
 
 // writtenFiles returns the files an invocation writes: its output
@@ -393,18 +397,82 @@ func ddOutput(s *subject) []string {
 	return out
 }
 
-// optionValues reads the values of options that name an output file.
-func optionValues(opts ...string) func(s *subject) []string {
-	return func(s *subject) []string {
-		_, values := argWords(s, opts)
-		var out []string
-		for _, o := range opts {
-			if v := values[o]; v != "" {
-				out = append(out, v)
+// curlOutputs reads the files curl writes: -o FILE, and with -O (or
+// --remote-name) the last part of each URL's path, in --output-dir.
+func curlOutputs(s *subject) []string {
+	pos, values := argWords(s, []string{"-o", "--output", "--output-dir", "-d", "--data", "-H", "--header", "-u", "--user", "-X", "--request", "-A", "--user-agent", "-e", "--referer", "-b", "--cookie", "-c", "--cookie-jar", "-F", "--form", "-T", "--upload-file", "-x", "--proxy", "-m", "--max-time", "--connect-timeout", "-w", "--write-out", "-K", "--config", "-r", "--range", "-z", "--time-cond", "--retry", "--cacert", "--cert", "--key", "-E", "--resolve", "--data-raw", "--data-binary", "--data-urlencode", "--json"})
+	var out []string
+	for _, o := range []string{"-o", "--output"} {
+		if v := values[o]; v != "" {
+			out = append(out, joinDir(values["--output-dir"], v))
+		}
+	}
+	if len(out) == 0 && hasFlag(s, "-O", "--remote-name", "--remote-name-all") {
+		for _, u := range pos {
+			if name := urlFileName(u); name != "" {
+				out = append(out, joinDir(values["--output-dir"], name))
 			}
 		}
+	}
+	return out
+}
+
+// wgetOutputs reads the files wget writes: -O FILE, else the last part of
+// each URL's path, in -P DIR. A recursive or list download's names come
+// from the server (see downloadTrees).
+func wgetOutputs(s *subject) []string {
+	pos, values := argWords(s, []string{"-O", "--output-document", "-P", "--directory-prefix", "-o", "--output-file", "-a", "--append-output", "-i", "--input-file", "-U", "--user-agent", "--header", "-e", "--execute", "-t", "--tries", "-T", "--timeout", "-l", "--level", "--user", "--password", "-w", "--wait", "-A", "--accept", "-R", "--reject", "-D", "--domains"})
+	var out []string
+	for _, o := range []string{"-O", "--output-document"} {
+		if v := values[o]; v != "" && v != "-" {
+			out = append(out, v)
+		}
+	}
+	for _, o := range []string{"-o", "--output-file", "-a", "--append-output"} {
+		if v := values[o]; v != "" {
+			out = append(out, v)
+		}
+	}
+	if values["-O"] != "" || values["--output-document"] != "" {
 		return out
 	}
+	dir := values["-P"]
+	if dir == "" {
+		dir = values["--directory-prefix"]
+	}
+	for _, u := range pos {
+		if name := urlFileName(u); name != "" {
+			out = append(out, joinDir(dir, name))
+		}
+	}
+	return out
+}
+
+// urlFileName returns the name a download of u gets by default: the last
+// part of its path, or "" when u is not a URL with one.
+func urlFileName(u string) string {
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return ""
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, _, _ = strings.Cut(rest, "?")
+	_, p, ok := strings.Cut(rest, "/")
+	if !ok {
+		return ""
+	}
+	name := path.Base("/" + p)
+	if name == "/" || name == "." {
+		return ""
+	}
+	return name
+}
+
+func joinDir(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return path.Join(filepath.ToSlash(dir), name)
 }
 
 // toolWrites returns the files a tool call writes: its file path, and the
@@ -417,25 +485,36 @@ func toolWrites(in *toolInput) []string {
 		}
 	}
 	for _, k := range []string{"input", "patch"} {
-		text, ok := in.obj[k].(string)
-		if !ok {
-			continue
+		if text, ok := in.obj[k].(string); ok {
+			files = append(files, patchFiles(text)...)
 		}
-		for line := range strings.SplitSeq(text, "\n") {
-			line = strings.TrimSpace(line)
-			for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- "} {
-				if rest, ok := strings.CutPrefix(line, prefix); ok {
-					rest = strings.TrimSpace(rest)
-					if prefix == "+++ " || prefix == "--- " {
-						rest = strings.TrimPrefix(strings.TrimPrefix(rest, "a/"), "b/")
-						if rest == "/dev/null" {
-							continue
-						}
-					}
-					if rest != "" {
-						files = append(files, rest)
-					}
+	}
+	return files
+}
+
+// patchFiles returns the files a patch adds, changes, removes or renames:
+// a unified diff's --- and +++ lines (without their a/ and b/), git's
+// rename lines, and apply_patch's *** headers.
+func patchFiles(text string) []string {
+	var files []string
+	for line := range strings.SplitSeq(text, "\n") {
+		line = strings.TrimSpace(line)
+		for _, prefix := range []string{"*** Add File: ", "*** Update File: ", "*** Delete File: ", "*** Move to: ", "+++ ", "--- ", "rename from ", "rename to ", "copy to "} {
+			rest, ok := strings.CutPrefix(line, prefix)
+			if !ok {
+				continue
+			}
+			rest = strings.TrimSpace(rest)
+			if prefix == "+++ " || prefix == "--- " {
+				// A timestamp may follow the name, after a tab.
+				rest, _, _ = strings.Cut(rest, "\t")
+				rest = strings.TrimPrefix(strings.TrimPrefix(rest, "a/"), "b/")
+				if rest == "/dev/null" {
+					continue
 				}
+			}
+			if rest != "" {
+				files = append(files, rest)
 			}
 		}
 	}
