@@ -13,6 +13,7 @@ import (
 // PowerShell cmdlet statement.
 type subject struct {
 	name    string
+	path    string // the command as written, when that is a path
 	args    []string
 	dyn     []bool // nil, or one entry per args element
 	host    string
@@ -64,6 +65,7 @@ func (s *subject) dynamic(i int) bool { return s.dyn != nil && s.dyn[i] }
 func fromInvocation(inv *shell.Invocation) subject {
 	s := subject{
 		name:     inv.Name,
+		path:     inv.Path,
 		args:     inv.Args,
 		host:     inv.Host,
 		payload:  inv.Payload,

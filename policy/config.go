@@ -48,6 +48,10 @@ type Config struct {
 	// Home is the user's home folder, which ~ and $HOME stand for in the
 	// files a command writes; Find fills it in.
 	Home string
+	// PathEnv is $PATH where rewind runs, in which a command's name is
+	// looked up to tell whether it runs rewind under another name; Find
+	// fills it in.
+	PathEnv string
 	// Tighten are configs whose rules may only make a call's verdict
 	// stricter: untrusted project configs, and the ask-everything-it-could
 	// rules of a config that failed to load.

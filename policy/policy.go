@@ -437,6 +437,7 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 	if isWindowsProgram(s.name) {
 		s.name = windowsName(s.name)
 	}
+	p.asRewind(s, w)
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
 	dropReleaseTrack(s)

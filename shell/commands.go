@@ -219,7 +219,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			}
 		}
 	}
-	a.invoke(c, c.host, name, args, in)
+	i := a.invoke(c, c.host, name, args, in)
+	if strings.Contains(fields[0].val, "/") {
+		a.out.Invocations[i].Path = fields[0].val
+	}
 }
 
 // xargsInput stands for the arguments xargs reads at run time.

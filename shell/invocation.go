@@ -6,6 +6,10 @@ type Invocation struct {
 	// Name is the command name as the shell would look it up, normalised:
 	// "/usr/bin/gh", "\gh", "\"gh\"" and "g''h" all become "gh".
 	Name string `json:"name"`
+	// Path is the command as written when that is a path ("/tmp/x",
+	// "./bin/tool"), which the name was taken from: it says which file
+	// runs. It is empty for a name looked up in $PATH.
+	Path string `json:"path,omitempty"`
 	// Args are the argument words after the name, with quotes removed. A
 	// word with a part known only at run time ($VAR, $(...), globs are
 	// static) keeps its source text and is marked in ArgDynamic.
