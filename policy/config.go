@@ -48,6 +48,10 @@ type Config struct {
 	// Home is the user's home folder, which ~ and $HOME stand for in the
 	// files a command writes; Find fills it in.
 	Home string
+	// SecretFiles are the files and folders that hold rewind's Zerto
+	// secrets and tokens where it runs; a call that reads one is asked.
+	// Find fills it in.
+	SecretFiles []string
 	// PathEnv is $PATH where rewind runs, in which a command's name is
 	// looked up to tell whether it runs rewind under another name; Find
 	// fills it in.

@@ -467,6 +467,11 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 			sw := *s
 			m = p.judgeCommandWrites(&sw, m, w)
 		}
+		if !s.ps {
+			if sm, ok := p.judgeSecretReads(s, w.dir); ok && (sm.Effect > m.Effect || m.Rule == "") {
+				m.Effect, m.Rule, m.Reason, m.Targets = sm.Effect, sm.Rule, sm.Reason, nil
+			}
+		}
 		w.dir = changeDir(s, w.dir)
 	}
 	m.Kind = KindInvocation
@@ -702,6 +707,9 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		}
 		listed = true
 		break
+	}
+	if sm, ok := p.toolReadsSecret(in, c.Cwd); ok && sm.Effect > m.Effect {
+		m.Effect, m.Rule, m.Reason, m.Targets = sm.Effect, sm.Rule, sm.Reason, nil
 	}
 	wm, ok := p.judgeWrites(p.writes, writtenNames(toolWrites(in)), c.Cwd, func(r *writeRule) bool {
 		return r.tool != nil && r.tool.match(c.Tool, snake, in)
