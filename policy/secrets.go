@@ -86,8 +86,22 @@ func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
 	if flags, ok := wholeReaders[s.name]; ok {
 		whole = slices.Contains(flags, "") || hasFlag(s, flags...)
 	}
+	// A bare name is a file in the folder the command runs in, which can
+	// reach the secrets only from a folder in or above them: most calls
+	// run in a project and need not look at their words one by one.
+	near := false
+	if c := p.absPath(cwd, ""); c != "" {
+		for _, sec := range p.cfg.SecretFiles {
+			if within(strings.ToLower(sec), strings.ToLower(c)) || within(strings.ToLower(c), strings.ToLower(sec)) {
+				near = true
+			}
+		}
+	}
 	for i, a := range s.args {
 		if s.dynamic(i) || a == "" || strings.HasPrefix(a, "-") && !strings.Contains(a, "=") {
+			continue
+		}
+		if !near && !strings.ContainsAny(a, "/~$\\") {
 			continue
 		}
 		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {

@@ -38,8 +38,7 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		}
 		return
 	}
-	pos, _ := argWords(s, nil)
-	if len(pos) == 0 || !selfWords[pos[0]] {
+	if !selfWords[firstWord(s.args)] {
 		return
 	}
 	if w.probes >= maxTreeProbes {
@@ -50,6 +49,16 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 	if bin := p.lookPath(s.name, s.path, w.dir); bin != "" && builtFromRewind(bin) {
 		s.name = "rewind"
 	}
+}
+
+// firstWord returns the first argument that is not an option, or "".
+func firstWord(args []string) string {
+	for _, a := range args {
+		if a == "--" || a == "" || a[0] != '-' {
+			return a
+		}
+	}
+	return ""
 }
 
 // goRunRewind returns the arguments rewind gets from `go run PKG ARGS...`

@@ -41,6 +41,9 @@ var All = []Shape{
 	{Name: "xargs-chain", unit: "xargs ", suffix: "ls"},
 	{Name: "find-chain", unit: "find . -exec ", suffix: "ls"},
 	{Name: "wrapper-mix", unit: "nice nohup command exec doas nsenter ", suffix: "ls"},
+	{Name: "folder-removals", unit: "rm -rf ./build/d", numbered: true},
+	{Name: "file-reads", unit: "cat ~/.cache/x/f", numbered: true},
+	{Name: "renamed-commands", unit: "./bin/tool trust ", numbered: true},
 }
 
 // WithUnit returns the shape with unit as the text it repeats, for fuzzing.
