@@ -1,6 +1,8 @@
 module github.com/rewind-dev/rewind
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.27.3
 
 require (
 	github.com/chromedp/chromedp v0.23.0
