@@ -151,7 +151,7 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	}
 	c, err := zvm.New(zo)
 	if err != nil {
-		d.line(checkFail, "zvm", err.Error(), "set the credentials in REWIND_ZVM_* (see docs/install.md)")
+		d.line(checkFail, "zvm", err.Error(), zvmSettingsHint(zo))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)

@@ -19,13 +19,18 @@ import (
 type installFlags struct {
 	scope, host, configPath string
 	dryRun                  bool
+	// install is set for install, whose config sets the hook's timeout
+	// and matcher; uninstall needs none.
+	install bool
 }
 
 func (f *installFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.scope, "scope", "", "`project`, user or local (default: project; user for codex)")
 	cmd.Flags().StringVar(&f.host, "host", "claude", "the agent host: claude, codex, gemini, cursor or copilot")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the changes as a diff and write nothing")
-	cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+	if f.install = cmd.Name() == "install"; f.install {
+		cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+	}
 }
 
 // options turns the flags into install options for the working directory,
@@ -54,9 +59,11 @@ func (f *installFlags) options() (install.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	cfg, err := policy.Find(f.configPath, cwd, os.Getenv)
-	if err != nil {
-		return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
+	var cfg *policy.Config
+	if f.install {
+		if cfg, err = policy.Find(f.configPath, cwd, os.Getenv); err != nil {
+			return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
+		}
 	}
 	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin), Config: cfg}, nil
 }

@@ -103,6 +103,6 @@ log stores them.`,
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "only the last `N` decisions")
 	cmd.Flags().IntVar(&width, "width", 0, "fit the table in `COLUMNS` (default: the terminal's, 100 when not a terminal)")
 	cmd.Flags().BoolVar(&utc, "utc", false, "show times in UTC rather than this machine's time zone")
-	cmd.Flags().Var(&color, "color", "colour the decisions: `auto` (on a terminal, unless NO_COLOR is set), always or never")
+	cmd.Flags().Var(&color, "color", "`when` to colour the decisions: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }

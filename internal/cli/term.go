@@ -1,7 +1,7 @@
 package cli
 
 import (
-	"fmt"
+	"errors"
 	"io"
 	"os"
 
@@ -33,7 +33,7 @@ func (m *colorMode) Set(s string) error {
 		*m = colorMode(s)
 		return nil
 	}
-	return fmt.Errorf("want auto, always or never")
+	return errors.New("auto, always or never")
 }
 
 // enabled says whether output to w gets colours. A flag given on the
