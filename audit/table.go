@@ -148,7 +148,7 @@ func writeRow(w *bufio.Writer, cells []string, widths []int, decision string, co
 			w.WriteString(strings.Repeat(" ", gap))
 		}
 		if j == 2 && color && decision != "" {
-			if sgr := decisionColor(decision); sgr != "" {
+			if sgr := DecisionColor(decision); sgr != "" {
 				c = sgr + c + "\x1b[0m"
 			}
 		}
@@ -160,10 +160,11 @@ func writeRow(w *bufio.Writer, cells []string, widths []int, decision string, co
 	w.WriteByte('\n')
 }
 
-// decisionColor is the SGR sequence a decision is shown in: what let a
-// call run in green, what held it back in yellow or cyan, a refusal in
-// red, rewinds in blue.
-func decisionColor(d string) string {
+// DecisionColor is the ANSI (SGR) sequence a decision is shown in on a
+// terminal, "" for none: what let a call run in green, what held it back
+// in yellow or cyan, a refusal in red, rewind's own failure in magenta,
+// rewinds in blue.
+func DecisionColor(d string) string {
 	switch d {
 	case DecisionNone:
 		return "\x1b[2;32m"
@@ -553,6 +554,11 @@ func isWide(r rune) bool {
 	})
 	return found
 }
+
+// Cut returns s as one line of printable text of at most width terminal
+// columns, ending in "…" when cut: a log line shown outside the table,
+// such as in a status line.
+func Cut(s string, width int) string { return cutEnd(singleLine(s), width) }
 
 // cutEnd cuts s to at most w columns, the last of them "…" when cut.
 func cutEnd(s string, w int) string {

@@ -94,6 +94,8 @@ func addCommands(root *cobra.Command) {
 		newCatalogCmd(),
 		newSimCmd(),
 		newLogCmd(),
+		newStatusCmd(),
+		newStatuslineCmd(),
 		newInstallCmd(), newUninstallCmd(), newDoctorCmd(),
 		newUndoCmd(),
 		newDemoCmd(),
