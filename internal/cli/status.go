@@ -41,7 +41,7 @@ type status struct {
 	// Configs are the config files in force, the user's first.
 	Configs []configStatus `json:"configs"`
 	// ConfigError is why a config cannot be used, when one cannot.
-	ConfigError string `json:"config_error,omitempty"`
+	ConfigError string    `json:"config_error,omitempty"`
 	ZVM         zvmStatus `json:"zvm"`
 	// Decisions are the last decisions logged, oldest first, as rewind
 	// log --json prints them.
