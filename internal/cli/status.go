@@ -163,7 +163,7 @@ func collectStatus(ctx context.Context, configPath string, last int, getenv func
 			continue
 		}
 		seen[key] = true
-		h := hookStatus{Host: string(in.Host), Scope: scopeOf(in.Path, cwd), Path: in.Path, Event: in.Event,
+		h := hookStatus{Host: string(in.Host), Scope: scopeOf(in.Path, cwd, home), Path: in.Path, Event: in.Event,
 			Command: in.Command, Binary: in.Binary, TimeoutSeconds: in.Timeout.Seconds()}
 		if p, err := exec.LookPath(in.Binary); err == nil {
 			h.Resolves, h.Resolved = true, p
@@ -209,12 +209,20 @@ func collectStatus(ctx context.Context, configPath string, last int, getenv func
 }
 
 // scopeOf says whose settings file path is: the project's (its shared or
-// local settings) when it lies in dir, else the user's.
-func scopeOf(path, dir string) string {
-	if rel, err := filepath.Rel(dir, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+// local settings) when it lies in dir, the user's when it lies in home;
+// in both (a project that holds the home folder, or the home folder
+// itself), the nearer folder's.
+func scopeOf(path, dir, home string) string {
+	if within(dir, path) && (!within(home, path) || len(dir) > len(home)) {
 		return "project"
 	}
 	return "user"
+}
+
+// within reports whether path lies in the folder dir.
+func within(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // hookProblem says why a host cannot run the hook's program.
