@@ -47,9 +47,16 @@ func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // oneLine joins the lines of an error into one, so that every error is
-// one line on stderr whatever a library wrote.
+// one line on stderr whatever a library wrote (cobra's suggestions, a
+// parser's context); the spacing within a line is kept.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	var parts []string
+	for line := range strings.Lines(s) {
+		if line = strings.TrimSpace(line); line != "" {
+			parts = append(parts, line)
+		}
+	}
+	return strings.Join(parts, " ")
 }
 
 // exitError ends a command with a given exit code and, optionally, a message
