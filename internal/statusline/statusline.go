@@ -20,7 +20,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
@@ -61,8 +60,6 @@ type Options struct {
 	Getenv func(string) string
 	// Color marks the line with ANSI colours, which Claude Code shows.
 	Color bool
-	// Now is the time the line is made at, for tests; time.Now when nil.
-	Now func() time.Time
 }
 
 // Run reads Claude Code's status-line JSON from stdin and writes rewind's
