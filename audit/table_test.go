@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode/utf8"
 )
 
 func tableRecords() []Record {
@@ -16,57 +15,259 @@ func tableRecords() []Record {
 			Reason:      `rewind: checkpoint "rewind-7" (CheckpointIdentifier 123) on VPG "web" ...`,
 			Excerpt:     "govc vm.power -off web-01 web-02"},
 		{ID: "ffffffffffff", Time: t0.Add(time.Minute), Tool: "mcp__vsphere__power_off_vm", Decision: DecisionPending,
-			Targets: []string{"erp-01"}, Checkpoints: []Checkpoint{{Tag: "rewind-20260301T100100Z-ffffffff"}}, Excerpt: `{"vm_name":"erp-01"}`},
+			Targets: []string{"erp-01"}, Checkpoints: []Checkpoint{{Tag: "rewind-20260301T100100Z-ffffffff"}}, Excerpt: `{"vm_name":"erp-01"}`,
+			Reason: `rewind: Zerto accepted checkpoint tag "rewind-20260301T100100Z-ffffffff" for VPG "erp" (journal cadence ~630s); it is expected at 2026-03-01T10:11:31Z (in ~630s), past this hook's budget of 150s. Retry this call after 2026-03-01T10:11:31Z: the retry will use that checkpoint.`},
 		{ID: "1234567890ab", Time: t0.Add(2 * time.Minute), Tool: "Bash", Decision: DecisionAsk,
 			Targets: []string{"192.168.7.14"}, VMs: []string{"app-03"}, Excerpt: "ssh ops@192.168.7.14 sudo reboot",
 			Reason: "rewind: app-03 is not a VM Zerto protects: nothing to rewind to (rule catalog:*). If it is a protected VM under another name, map it in [targets] aliases."},
 		{ID: "000000000000", Tool: "Bash", Decision: DecisionDeny, Excerpt: "a\tb\x1b[2J\nc " + strings.Repeat("x", 100),
-			Reason: "rewind: a checkpoint cannot bring a destroyed VM back in place"},
+			Reason: "rewind: a checkpoint cannot bring a destroyed VM back in place (rule: catalog:govc vm.destroy)"},
+		{ID: "9q9q9q9q9q9q", Time: t0.Add(3 * time.Minute), Tool: "Bash", Decision: DecisionDeny, Targets: []string{"legacy-01"},
+			Excerpt: "ssh legacy-01 'echo 部署完成 && sudo systemctl restart app'",
+			Reason:  `rewind: no checkpoint for legacy-01 (VPG "lab-legacy"): Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding`},
 	}
 }
 
 func TestWriteTable(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteTable(&buf, tableRecords()); err != nil {
+	if err := WriteTableOptions(&buf, tableRecords(), TableOptions{Location: time.UTC}); err != nil {
 		t.Fatal(err)
 	}
-	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
-	t1, t2, t3 := t0.Local().Format(timeLayout), t0.Add(time.Minute).Local().Format(timeLayout), t0.Add(2*time.Minute).Local().Format(timeLayout)
 	want := strings.Join([]string{
-		"ID            TIME         DECISION   TARGETS      CALL         REASON",
-		"0a1b2c3d4e5f  " + t1 + "  protected  web-01,web…  govc vm.po…  rewind-20260301T100000Z-0a1b2c3d +1",
-		"ffffffffffff  " + t2 + "  pending    erp-01       mcp__vsphe…  rewind-20260301T100100Z-ffffffff",
-		"1234567890ab  " + t3 + "  ask        192.168.7.…  ssh ops@19…  app-03 is not a VM Zerto protects:…",
-		"000000000000  -            deny       -            a b [2J c…   a checkpoint cannot bring a destro…",
+		"ID            TIME (UTC)   DECISION   TARGETS   CALL                REASON",
+		"0a1b2c3d4e5f  03-01 10:00  protected  web-01,…  govc vm.power -of…  rewind-2026030…0000Z-0a1b2c3d +1",
+		"ffffffffffff  03-01 10:01  pending    erp-01    mcp__vsphere__pow…  retry after 10:11:31",
+		"1234567890ab  03-01 10:02  ask        192.168…  ssh ops@192.168.7…  app-03 is not a VM Zerto protec…",
+		"000000000000  -            deny       -         a b [2J c xxxxxxx…  a checkpoint cannot bring a des…",
+		"9q9q9q9q9q9q  03-01 10:03  deny       legacy-…  ssh legacy-01 'ec…  …the VRA on host esx-03.lab.loc…",
 		"",
 	}, "\n")
-	got := buf.String()
-	for _, line := range strings.Split(got, "\n") {
-		if n := utf8.RuneCountInString(line); n > DefaultTableWidth {
-			t.Errorf("line of %d columns: %q", n, line)
-		}
-	}
-	if got != want {
+	if got := buf.String(); got != want {
 		t.Errorf("WriteTable:\n%s\nwant:\n%s", got, want)
 	}
 }
 
-func TestWriteTableWidth(t *testing.T) {
-	for _, width := range []int{60, 80, 100, 160, 400} {
-		var buf bytes.Buffer
-		if err := WriteTableWidth(&buf, tableRecords(), width); err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(buf.String(), "\n") {
-			// The fixed columns (42 with the gaps), two flexible ones at
-			// their minimum and the longest tag (35) may be wider.
-			if n := utf8.RuneCountInString(line); n > max(width, 97) {
-				t.Errorf("width %d: line of %d columns: %q", width, n, line)
+// TestWriteTableFits lays the table out at every width a terminal may
+// have and checks that no line is wider, that CALL has at least as much
+// room as REASON and TARGETS until it is whole, and that colours do not
+// count.
+func TestWriteTableFits(t *testing.T) {
+	recs := tableRecords()
+	for width := 60; width <= 260; width++ {
+		for _, color := range []bool{false, true} {
+			var buf bytes.Buffer
+			if err := WriteTableOptions(&buf, recs, TableOptions{Width: width, Color: color, Location: time.UTC}); err != nil {
+				t.Fatal(err)
+			}
+			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+			if len(lines) != len(recs)+1 {
+				t.Fatalf("width %d: %d lines for %d records", width, len(lines), len(recs))
+			}
+			for _, line := range lines {
+				plain := line
+				if color {
+					plain = stripSGR(line)
+				}
+				if n := DisplayWidth(plain); n > width {
+					t.Errorf("width %d: line of %d columns: %q", width, n, line)
+				}
+				if strings.HasSuffix(plain, " ") {
+					t.Errorf("width %d: line ends in a space: %q", width, line)
+				}
+			}
+			if strings.Contains(buf.String(), "\x1b[") != color {
+				t.Errorf("width %d: colour %v, output %q", width, color, buf.String())
 			}
 		}
-		if width == 400 && !strings.Contains(buf.String(), "map it in [targets] aliases.") {
-			t.Errorf("width 400 cut a reason that fits:\n%s", buf.String())
+	}
+}
+
+func stripSGR(s string) string {
+	for {
+		i := strings.Index(s, "\x1b[")
+		if i < 0 {
+			return s
 		}
+		j := strings.IndexByte(s[i:], 'm')
+		s = s[:i] + s[i+j+1:]
+	}
+}
+
+func TestFitFlex(t *testing.T) {
+	tests := []struct {
+		avail   int
+		natural [3]int
+		want    [3]int
+	}{
+		// Everything fits: every column at its natural width.
+		{100, [3]int{6, 20, 30}, [3]int{6, 20, 30}},
+		// CALL first, then REASON up to a tag, then TARGETS.
+		{58, [3]int{19, 60, 90}, [3]int{8, 18, 32}},
+		{78, [3]int{19, 60, 90}, [3]int{16, 30, 32}},
+		// Past the steps, CALL and REASON share, the wider giving way.
+		{158, [3]int{19, 76, 120}, [3]int{19, 70, 69}},
+		{158, [3]int{19, 50, 120}, [3]int{19, 50, 89}},
+		// Too narrow for the minimums: the widest gives way first.
+		{38, [3]int{19, 60, 90}, [3]int{8, 14, 16}},
+		{17, [3]int{19, 60, 90}, [3]int{7, 4, 6}},
+		{12, [3]int{19, 60, 90}, [3]int{7, 4, 6}},
+	}
+	for _, tt := range tests {
+		if got := fitFlex(tt.avail, tt.natural, [3]int{7, 4, 6}); got != tt.want {
+			t.Errorf("fitFlex(%d, %v) = %v, want %v", tt.avail, tt.natural, got, tt.want)
+		}
+	}
+}
+
+// TestShortReason cuts reasons as the hook words them and checks that
+// the part that says why is kept.
+func TestShortReason(t *testing.T) {
+	tests := []struct {
+		decision, reason string
+		width            int
+		want             string
+	}{
+		// A rule's reason loses the rule's name, then its end.
+		{DecisionDeny, "rewind: a checkpoint cannot bring a destroyed VM back in place (rule: catalog:govc vm.destroy)", 60,
+			"a checkpoint cannot bring a destroyed VM back in place"},
+		{DecisionDeny, "rewind: a checkpoint cannot bring a destroyed VM back in place (rule: catalog:govc vm.destroy)", 30,
+			"a checkpoint cannot bring a d…"},
+		// Zerto's refusal is the cause: the target, in its own column,
+		// goes first, then the start of the message.
+		{DecisionDeny, `rewind: no checkpoint for legacy-01 (VPG "lab-legacy"): Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding`, 101,
+			"no checkpoint: Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding"},
+		{DecisionDeny, `rewind: no checkpoint for legacy-01 (VPG "lab-legacy"): Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding`, 90,
+			"no checkpoint: …the VRA on host esx-03.lab.local is not responding"},
+		{DecisionDeny, `rewind: no checkpoint for legacy-01 (VPG "lab-legacy"): Failed to insert tagged checkpoint: the VRA on host esx-03.lab.local is not responding`, 40,
+			"…the VRA on host esx-03.lab.local is no…"},
+		// A transport error ends in what failed; the fix goes first.
+		{DecisionDeny, `rewind: no checkpoint for db-01: zvm: POST /auth/realms/zerto/protocol/openid-connect/token: Post "http://127.0.0.1:1/auth/realms/zerto/protocol/openid-connect/token": dial tcp 127.0.0.1:1: connect: connection refused. Fix: check that REWIND_ZVM_URL (or url in [zerto]) is the ZVM's address and that it is reachable.`, 65,
+			"no checkpoint: …dial tcp 127.0.0.1:1: connect: connection refused"},
+		{DecisionDeny, `rewind: no checkpoint for db-01: zvm: POST /auth/realms/zerto/protocol/openid-connect/token: Post "http://127.0.0.1:1/auth/realms/zerto/protocol/openid-connect/token": dial tcp 127.0.0.1:1: connect: connection refused. Fix: check that REWIND_ZVM_URL (or url in [zerto]) is the ZVM's address and that it is reachable.`, 50,
+			"…dial tcp 127.0.0.1:1: connect: connection refused"},
+		{DecisionDeny, `rewind: no checkpoint for db-01: zvm: POST /auth/realms/zerto/protocol/openid-connect/token: Post "http://127.0.0.1:1/auth/realms/zerto/protocol/openid-connect/token": dial tcp 127.0.0.1:1: connect: connection refused. Fix: check that REWIND_ZVM_URL (or url in [zerto]) is the ZVM's address and that it is reachable.`, 24,
+			"…connection refused"},
+		// A first sentence that says why, and hints after it.
+		{DecisionAsk, "rewind: app-03 is not a VM Zerto protects: nothing to rewind to (rule catalog:*). If it is a protected VM under another name, map it in [targets] aliases.", 72,
+			"app-03 is not a VM Zerto protects: nothing to rewind to (rule catalog:*)"},
+		{DecisionAsk, "rewind: app-03 is not a VM Zerto protects: nothing to rewind to (rule catalog:*). If it is a protected VM under another name, map it in [targets] aliases.", 60,
+			"app-03 is not a VM Zerto protects: nothing to rewind to"},
+		{DecisionAsk, "rewind: no Zerto configured: nothing to rewind to (rule catalog:govc vm.* would change web-01). Fix: set REWIND_ZVM_URL (or url in [zerto]) and the ZVM's credentials to have checkpoints taken.", 40,
+			"no Zerto configured: nothing to rewind…"},
+		// rewind's own error under on_error: the end of its chain.
+		{DecisionDenyOnError, `rewind: config error: /home/me/.rewind.toml:4: [[command]] 2: match: unknown key "efect" (hook.on_error = deny)`, 40,
+			`…match: unknown key "efect"`},
+		// A reason that fits is shown whole.
+		{DecisionDeny, "rewind: issue texts must not close a topic (rule: gh issue create)", 80,
+			"issue texts must not close a topic (rule: gh issue create)"},
+	}
+	for _, tt := range tests {
+		r := &Record{Decision: tt.decision, Reason: tt.reason}
+		got := reasonOf(r, time.UTC).fit(tt.width)
+		if got != tt.want {
+			t.Errorf("%.40q at %d:\n got %q\nwant %q", tt.reason, tt.width, got, tt.want)
+		}
+		if DisplayWidth(got) > tt.width {
+			t.Errorf("%.40q at %d: %q is %d wide", tt.reason, tt.width, got, DisplayWidth(got))
+		}
+	}
+}
+
+func TestPendingReason(t *testing.T) {
+	r := &tableRecords()[1]
+	at, ok := RetryAfter(r)
+	if !ok || !at.Equal(time.Date(2026, 3, 1, 10, 11, 31, 0, time.UTC)) {
+		t.Fatalf("RetryAfter = %v, %v", at, ok)
+	}
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	rs := reasonOf(r, paris)
+	for _, tt := range []struct {
+		width int
+		want  string
+	}{
+		{80, "rewind-20260301T100100Z-ffffffff, retry after 11:11:31"},
+		{45, "rewind-2026…0Z-ffffffff, retry after 11:11:31"},
+		{30, "retry after 11:11:31"},
+		{16, "retry 11:11:31"},
+	} {
+		if got := rs.fit(tt.width); got != tt.want {
+			t.Errorf("pending at %d = %q, want %q", tt.width, got, tt.want)
+		}
+	}
+	// Only a pending call has a retry time.
+	other := *r
+	other.Decision = DecisionDeny
+	if _, ok := RetryAfter(&other); ok {
+		t.Error("a deny has a retry time")
+	}
+}
+
+func TestTimeHeader(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Skip(err)
+	}
+	summer := Record{Time: time.Date(2026, 7, 1, 10, 0, 0, 0, time.UTC)}
+	winter := Record{Time: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	for _, tt := range []struct {
+		recs []Record
+		loc  *time.Location
+		want string
+	}{
+		{[]Record{winter}, paris, "TIME (CET)"},
+		{[]Record{summer, winter, summer}, paris, "TIME (CEST/CET)"},
+		{[]Record{summer, winter}, time.UTC, "TIME (UTC)"},
+	} {
+		if got := timeHeader(tt.recs, tt.loc); got != tt.want {
+			t.Errorf("timeHeader = %q, want %q", got, tt.want)
+		}
+	}
+}
+
+func TestOutcomeColumn(t *testing.T) {
+	recs := tableRecords()[:2]
+	var buf bytes.Buffer
+	outcome := func(r *Record) string {
+		if r.Decision == DecisionProtected {
+			return "exit 1"
+		}
+		return ""
+	}
+	if err := WriteTableOptions(&buf, recs, TableOptions{Width: 120, Location: time.UTC, Outcome: outcome}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	if !strings.HasPrefix(lines[0], "ID            TIME (UTC)   DECISION   OUTCOME  TARGETS") ||
+		!strings.HasPrefix(lines[1], "0a1b2c3d4e5f  03-01 10:00  protected  exit 1   web-01") ||
+		!strings.HasPrefix(lines[2], "ffffffffffff  03-01 10:01  pending    -        erp-01") {
+		t.Errorf("the outcome column:\n%s", buf.String())
+	}
+}
+
+func TestDisplayWidth(t *testing.T) {
+	for s, want := range map[string]int{
+		"":             0,
+		"ssh web-01":   10,
+		"部署完成":         8,
+		"e\u0301":      1, // e and a combining acute accent
+		"→…":           2,
+		"🚀 ok":         5,
+		"ｆｕｌｌ":         8,
+		"한국어":          6,
+		"tab\u200bbed": 6,
+	} {
+		if got := DisplayWidth(s); got != want {
+			t.Errorf("DisplayWidth(%q) = %d, want %d", s, got, want)
+		}
+	}
+	if got := cutEnd("echo 部署完成", 8); got != "echo 部…" || DisplayWidth(got) > 8 {
+		t.Errorf("cutEnd = %q", got)
+	}
+	if got := cutMiddle("rewind-20260301T100000Z-0a1b2c3d", 21); got != "rewind-202…Z-0a1b2c3d" {
+		t.Errorf("cutMiddle = %q", got)
 	}
 }
 

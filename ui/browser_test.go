@@ -6,10 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 )
 
@@ -40,26 +43,7 @@ func TestBrowser(t *testing.T) {
 	l.Call(t, "toolu_b2", "git commit -m 'do not run govc vm.destroy web-01'")
 	denied := l.Call(t, "toolu_b3", "govc vm.destroy db-01")
 
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	defer cancel()
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
-		chromedp.ExecPath(exe),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		chromedp.NoDefaultBrowserCheck,
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
-		chromedp.WindowSize(1200, 800),
-	)
-	defer cancelAlloc()
-	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	defer cancelBrowser()
+	bctx := newBrowser(t, exe)
 
 	point := `li.rp[data-checkpoint="` + first.Checkpoints[0].Identifier + `"]`
 	steps(t, bctx, "open the page",
@@ -139,6 +123,134 @@ func TestBrowser(t *testing.T) {
 	)
 	if n := l.Sim.Count("restore"); n != 0 {
 		t.Errorf("the simulator saw %d restores, want none", n)
+	}
+}
+
+// newBrowser starts a headless Chromium for the test, with a window of
+// 1200×800, and returns the context that drives its tab.
+func newBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
+	t.Cleanup(cancel)
+	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+		chromedp.ExecPath(exe),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-dev-shm-usage", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1200, 800),
+	)
+	t.Cleanup(cancelAlloc)
+	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
+	t.Cleanup(cancelBrowser)
+	return bctx
+}
+
+// TestBrowserTimeZone checks that the page shows every time in one zone,
+// named: the browser's by default, also the times inside reasons, the
+// rows that come in live and the VMs view that Zerto's answers refresh;
+// UTC once the person chooses it, which the page keeps across a reload.
+func TestBrowserTimeZone(t *testing.T) {
+	exe := chromium(t)
+	l := newLab(t)
+	first := l.Protected(t, "toolu_z1", "web-01")
+	denied := l.Call(t, "toolu_z2", "govc vm.destroy db-01")
+	kolkata, err := time.LoadLocation("Asia/Kolkata")
+	if err != nil {
+		t.Skip(err)
+	}
+	bctx := newBrowser(t, exe)
+	// A zone that is neither this machine's nor UTC, and has no summer
+	// time: the page must write the times in the browser's zone.
+	steps(t, bctx, "set the browser's zone",
+		chromedp.Func(func(ctx context.Context, tgt *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tgt, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Asia/Kolkata"})
+			return err
+		}),
+		chromedp.EmulateViewport(1200, 800),
+		chromedp.Navigate(l.srv.URL()),
+		chromedp.WaitVisible(css(`#rec-`+first.ID)),
+		chromedp.WaitVisible(css(`#live[data-state="live"]`)),
+		chromedp.WaitVisible(css(`.vm .health.ok`)),
+	)
+	cp := first.Checkpoints[0].Time
+	inZone := func(t0 time.Time, loc *time.Location) string { return t0.In(loc).Format("2006-01-02 15:04:05") }
+
+	local := `(GMT\+5:30|IST)`
+	checkZone(t, bctx, local)
+	row := get(t, bctx, chromedp.Text(css(`#rec-`+first.ID)))
+	if want := inZone(cp, kolkata); !strings.Contains(row, want) {
+		t.Errorf("the checkpoint's time is not in the browser's zone (%s): %q", want, row)
+	}
+	// The reason carries the checkpoint's time too (RFC 3339, UTC): it
+	// reads in the page's zone like the others.
+	reason := get(t, bctx, chromedp.Text(css(`#rec-`+first.ID+` .reason`)))
+	if want := inZone(cp.Truncate(time.Second), kolkata); !regexp.MustCompile(regexp.QuoteMeta(want) + " " + local).MatchString(reason) {
+		t.Errorf("the reason's time is not in the page's zone (%s): %q", want, reason)
+	}
+	if text := get(t, bctx, chromedp.Text(css(`#rec-`+denied.ID))); !strings.Contains(text, inZone(denied.Time, kolkata)) {
+		t.Errorf("the denied call's time is not in the browser's zone: %q", text)
+	}
+	if b := get(t, bctx, chromedp.Text(css(`#zone`))); !regexp.MustCompile(`^times: ` + local + ` \(this computer\)$`).MatchString(b) {
+		t.Errorf("the zone button says %q", b)
+	}
+
+	// A call that comes in live follows the page's zone, not the
+	// server's.
+	second := l.Protected(t, "toolu_z3", "db-01")
+	steps(t, bctx, "see a new call live",
+		chromedp.WaitVisible(css(`#rec-`+second.ID+`.new`)),
+		chromedp.WaitVisible(css(`li.rp[data-checkpoint="`+second.Checkpoints[0].Identifier+`"]`)),
+	)
+	checkZone(t, bctx, local)
+
+	steps(t, bctx, "show UTC",
+		click(`#zone`),
+		chromedp.WaitVisible(css(`html[data-zone="utc"]`)),
+	)
+	checkZone(t, bctx, "UTC")
+	if row := get(t, bctx, chromedp.Text(css(`#rec-`+first.ID))); !strings.Contains(row, inZone(cp, time.UTC)+" UTC") {
+		t.Errorf("the checkpoint's time is not in UTC: %q", row)
+	}
+
+	// The choice outlives a reload; choosing again goes back.
+	steps(t, bctx, "reload",
+		chromedp.Reload(),
+		chromedp.WaitVisible(css(`#rec-`+second.ID)),
+		chromedp.WaitVisible(css(`html[data-zone="utc"]`)),
+	)
+	checkZone(t, bctx, "UTC")
+	steps(t, bctx, "show the browser's zone again",
+		click(`#zone`),
+		chromedp.WaitVisible(css(`html[data-zone="local"]`)),
+	)
+	checkZone(t, bctx, local)
+}
+
+// checkZone wants every time on the page to read as a time in the zone
+// named by the pattern zone, and no time left as the server wrote it.
+func checkZone(t *testing.T, ctx context.Context, zone string) {
+	t.Helper()
+	times := get(t, ctx, chromedp.Evaluate[[]string](`[...document.querySelectorAll("time")].map(e => e.textContent)`))
+	if len(times) < 3 {
+		t.Fatalf("only %d times on the page: %q", len(times), times)
+	}
+	re := regexp.MustCompile(`^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d ` + zone + `$`)
+	for _, s := range times {
+		if !re.MatchString(s) {
+			t.Errorf("a time reads %q, want one in %s", s, zone)
+		}
+	}
+	text := get(t, ctx, chromedp.Text(css(`main`)))
+	if m := regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d`).FindString(text); m != "" {
+		t.Errorf("a time is left as written (%s) in the page's text", m)
 	}
 }
 

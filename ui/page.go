@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"html/template"
 	"net/http"
+	"regexp"
 	"strings"
 	"time"
 
@@ -23,20 +24,9 @@ const heartbeat = 15 * time.Second
 
 func parseTemplates() (*template.Template, error) {
 	funcs := template.FuncMap{
-		"ztime": func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.UTC().Format("2006-01-02 15:04:05Z")
-		},
-		"iso": func(t time.Time) string {
-			if t.IsZero() {
-				return ""
-			}
-			return t.UTC().Format(time.RFC3339Nano)
-		},
-		"local": func(t time.Time) string { return t.Local().Format("2006-01-02 15:04:05") },
-		"join":  strings.Join,
+		"stamp":     stamp,
+		"withTimes": withTimes,
+		"join":      strings.Join,
 		"decisionClass": func(d string) string {
 			switch {
 			case d == audit.DecisionProtected:
@@ -54,6 +44,48 @@ func parseTemplates() (*template.Template, error) {
 		"approx": approx,
 	}
 	return template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
+}
+
+// The page shows every time in one zone, marked: this machine's by
+// default, UTC when the person chooses it. Each time is a <time> element
+// whose datetime attribute holds it in UTC; the server writes it in this
+// machine's zone, with the zone's name, and the page's script writes them
+// all again in the zone chosen, the same way, also as new rows come in.
+
+// stampLayout is how a time reads on the page, before its zone's name.
+const stampLayout = "2006-01-02 15:04:05"
+
+// stamp is t as a <time> element of the page; nothing for the zero time.
+func stamp(t time.Time) template.HTML {
+	if t.IsZero() {
+		return ""
+	}
+	local := t.Local()
+	zone, _ := local.Zone()
+	return template.HTML(`<time class="t" datetime="` + t.UTC().Format(time.RFC3339Nano) + `">` +
+		template.HTMLEscapeString(local.Format(stampLayout)+" "+zone) + `</time>`)
+}
+
+// timeInText finds the times rewind writes into reasons and Zerto
+// messages: RFC 3339, such as 2026-12-01T05:15:32Z.
+var timeInText = regexp.MustCompile(`\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)`)
+
+// withTimes is text, escaped, with each time in it made a stamp, so that
+// the times inside a reason follow the page's zone like the others.
+func withTimes(text string) template.HTML {
+	var b strings.Builder
+	last := 0
+	for _, m := range timeInText.FindAllStringIndex(text, -1) {
+		t, err := time.Parse(time.RFC3339Nano, text[m[0]:m[1]])
+		if err != nil {
+			continue
+		}
+		b.WriteString(template.HTMLEscapeString(text[last:m[0]]))
+		b.WriteString(string(stamp(t)))
+		last = m[1]
+	}
+	b.WriteString(template.HTMLEscapeString(text[last:]))
+	return template.HTML(b.String())
 }
 
 // approx writes a duration for a person: "200ms", "5s", "10m".

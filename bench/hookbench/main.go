@@ -10,6 +10,11 @@
 // program to the floor and to rewind-hook.
 //
 //	go run ./bench/hookbench [-n 101] [-safety-net BIN] [-compare BIN] [-markdown]
+//	go run ./bench/hookbench -statusline [-n 101] [-markdown]
+//
+// -statusline measures rewind's status line for Claude Code instead
+// (rewind-hook statusline and rewind statusline, which Claude Code runs
+// after each message) beside rewind-hook judging the read-only event.
 //
 // -compare adds another build of rewind, run as BIN hook, to measure a
 // change against the build before it. With -markdown it prints the table of docs/performance.md and the README:
@@ -72,8 +77,13 @@ func main() {
 	safetyNet := flag.String("safety-net", "", "the cc-safety-net command, to measure it too")
 	markdown := flag.Bool("markdown", false, "print the table as Markdown, for the README")
 	compare := flag.String("compare", "", "another rewind binary, run as `BIN` hook, to compare with")
+	statusLine := flag.Bool("statusline", false, "measure the status line (rewind-hook statusline) beside the hook instead")
 	flag.Parse()
-	if err := run(*n, *python, *safetyNet, *compare, *markdown); err != nil {
+	run := func() error { return run(*n, *python, *safetyNet, *compare, *markdown) }
+	if *statusLine {
+		run = func() error { return runStatusline(*n, *markdown) }
+	}
+	if err := run(); err != nil {
 		fmt.Fprintf(os.Stderr, "hookbench: %v\n", err)
 		os.Exit(1)
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -35,12 +36,24 @@ const (
 	checkFail checkState = "FAIL"
 )
 
-// doctor runs the checks and writes one line each.
+// doctor runs the checks and writes one line each, or, for --json,
+// collects them.
 type doctor struct {
 	w      io.Writer
 	failed int
 	// cwd is the project doctor runs in.
 	cwd string
+	// json collects the checks in checks instead of writing lines.
+	json   bool
+	checks []doctorCheck
+}
+
+// doctorCheck is one check as doctor --json prints it.
+type doctorCheck struct {
+	State   string `json:"state"` // ok, warn or fail
+	Check   string `json:"check"`
+	Message string `json:"message"`
+	Fix     string `json:"fix,omitempty"`
 }
 
 // line writes one check: its state, what was found and, when it is not ok,
@@ -49,6 +62,10 @@ func (d *doctor) line(s checkState, what, msg, fix string) {
 	if s == checkFail {
 		d.failed++
 	}
+	if d.json {
+		d.checks = append(d.checks, doctorCheck{State: strings.ToLower(string(s)), Check: what, Message: msg, Fix: fix})
+		return
+	}
 	text := fmt.Sprintf("%-4s  %s: %s", s, what, msg)
 	if fix != "" {
 		text += "; fix: " + fix
@@ -56,8 +73,35 @@ func (d *doctor) line(s checkState, what, msg, fix string) {
 	fmt.Fprintln(d.w, text)
 }
 
+// writeJSON prints the checks as one object: whether all passed, the
+// counts, and each check.
+func (d *doctor) writeJSON() error {
+	warned := 0
+	for _, c := range d.checks {
+		if c.State == "warn" {
+			warned++
+		}
+	}
+	checks := d.checks
+	if checks == nil {
+		checks = []doctorCheck{}
+	}
+	enc := json.NewEncoder(d.w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(struct {
+		OK       bool          `json:"ok"`
+		Failed   int           `json:"failed"`
+		Warnings int           `json:"warnings"`
+		Checks   []doctorCheck `json:"checks"`
+	}{d.failed == 0, d.failed, warned, checks})
+}
+
 func newDoctorCmd() *cobra.Command {
-	var configPath string
+	var (
+		configPath string
+		asJSON     bool
+	)
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the config, Zerto and the installed hooks",
@@ -65,11 +109,20 @@ func newDoctorCmd() *cobra.Command {
 found and valid; the ZVM is reachable, its TLS certificate trusted and the
 credentials accepted; the token cache is private and writable; every
 installed hook's timeout is above hook.budget; the binary each hook runs
-exists and is this version. It exits 1 when a check fails.`,
+exists and is this version. It exits 1 when a check fails.
+
+--json prints one object: {"ok", "failed", "warnings", "checks": [{"state":
+"ok"|"warn"|"fail", "check", "message", "fix"}]}, the checks in the order
+of the lines.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d := &doctor{w: cmd.OutOrStdout()}
+			d := &doctor{w: cmd.OutOrStdout(), json: asJSON}
 			d.run(cmd.Context(), configPath)
+			if asJSON {
+				if err := d.writeJSON(); err != nil {
+					return err
+				}
+			}
 			if d.failed > 0 {
 				return &exitError{code: 1, msg: fmt.Sprintf("%d check(s) failed", d.failed)}
 			}
@@ -77,6 +130,7 @@ exists and is this version. It exits 1 when a check fails.`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as one JSON object")
 	return cmd
 }
 
@@ -151,7 +205,7 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	}
 	c, err := zvm.New(zo)
 	if err != nil {
-		d.line(checkFail, "zvm", err.Error(), "set the credentials in REWIND_ZVM_* (see docs/install.md)")
+		d.line(checkFail, "zvm", err.Error(), zvmSettingsHint(zo))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/shell"
 	"github.com/spf13/cobra"
@@ -53,13 +54,15 @@ With --exit-code the exit code says the decision, for scripts and CI:
 			var call policy.Call
 			switch {
 			case tool != "" && len(args) > 0:
-				return errors.New("explain takes a command or --tool, not both")
+				return &hintError{err: errors.New("explain takes a command or --tool, not both"),
+					hint: "rewind explain -- 'COMMAND', or rewind explain --tool NAME --input JSON"}
 			case tool != "":
 				if input == "" {
 					input = "{}"
 				}
 				if !json.Valid([]byte(input)) {
-					return errors.New("--input is not valid JSON")
+					return &hintError{err: fmt.Errorf("--input wants the tool's input as JSON, not %q", audit.Excerpt(input, 40)),
+						hint: `such as --input '{"vm_name":"web-01"}', in single quotes so that the shell keeps the double ones`}
 				}
 				call = policy.Call{Tool: tool, Input: json.RawMessage(input)}
 			case len(args) > 0:

@@ -18,14 +18,20 @@ import (
 // installFlags are the flags install and uninstall share.
 type installFlags struct {
 	scope, host, configPath string
-	dryRun                  bool
+	dryRun, json            bool
+	// install is set for install, whose config sets the hook's timeout
+	// and matcher; uninstall needs none.
+	install bool
 }
 
 func (f *installFlags) register(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.scope, "scope", "", "`project`, user or local (default: project; user for codex)")
 	cmd.Flags().StringVar(&f.host, "host", "claude", "the agent host: claude, codex, gemini, cursor or copilot")
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the changes as a diff and write nothing")
-	cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan (and, without --dry-run, what was written) as one JSON object")
+	if f.install = cmd.Name() == "install"; f.install {
+		cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+	}
 }
 
 // options turns the flags into install options for the working directory,
@@ -54,9 +60,11 @@ func (f *installFlags) options() (install.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	cfg, err := policy.Find(f.configPath, cwd, os.Getenv)
-	if err != nil {
-		return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
+	var cfg *policy.Config
+	if f.install {
+		if cfg, err = policy.Find(f.configPath, cwd, os.Getenv); err != nil {
+			return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
+		}
 	}
 	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin), Config: cfg}, nil
 }
@@ -114,7 +122,7 @@ changes are printed as a diff instead.`,
 			if err != nil {
 				return planError(err)
 			}
-			return report(cmd.OutOrStdout(), o, res, f.dryRun, "installed")
+			return report(cmd.OutOrStdout(), o, res, f, "installed")
 		},
 	}
 	f.register(cmd)
@@ -138,7 +146,7 @@ and nothing else; objects and files that only held them go too.`,
 			if err != nil {
 				return planError(err)
 			}
-			return report(cmd.OutOrStdout(), o, res, f.dryRun, "removed")
+			return report(cmd.OutOrStdout(), o, res, f, "removed")
 		},
 	}
 	f.register(cmd)
@@ -153,9 +161,13 @@ func planError(err error) error {
 	return err
 }
 
-// report writes the changes (applying them unless dryRun) and says what
-// happened.
-func report(w io.Writer, o install.Options, res *install.Result, dryRun bool, done string) error {
+// report writes the changes (applying them unless --dry-run) and says what
+// happened, as text or, with --json, as one object.
+func report(w io.Writer, o install.Options, res *install.Result, f installFlags, done string) error {
+	dryRun := f.dryRun
+	if f.json {
+		return reportJSON(w, o, res, dryRun, done)
+	}
 	where := fmt.Sprintf("%s (%s scope)", o.Host, o.Scope)
 	if len(res.Changes) == 0 {
 		if done == "installed" {

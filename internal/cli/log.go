@@ -3,20 +3,27 @@ package cli
 import (
 	"bufio"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-dev/rewind/audit"
 )
 
+// minLogWidth is the narrowest table rewind log lays out: its fixed
+// columns take 42, and each other keeps a few characters.
+const minLogWidth = 60
+
 func newLogCmd() *cobra.Command {
 	var (
 		asJSON  bool
 		session string
 		limit   int
+		width   int
+		utc     bool
+		color   = colorAuto
 	)
 	cmd := &cobra.Command{
 		Use:   "log",
@@ -26,15 +33,30 @@ func newLogCmd() *cobra.Command {
 oldest first so that the newest is last. Each line starts with the
 decision's ID, which "rewind undo" takes (a unique prefix will do).
 
-The table has the columns ID, TIME (local), DECISION, TARGETS (each as
-written, "→" the Zerto VM the config maps it to), CALL and REASON (the
-checkpoint of a protected or pending call or of a rewind, else what the
-agent host was told). It fits the terminal, or 100 columns when the output is not a
-terminal, cutting long cells with "…"; --json prints the records whole.`,
+The columns: ID; TIME, in this machine's time zone (UTC with --utc), which
+its header names; DECISION, coloured on a terminal; TARGETS, each as
+written, "→" the Zerto VM the config maps it to; CALL, the command, or the
+tool and its input; REASON, the checkpoint tag of a protected call or of a
+rewind, the tag and retry time of a pending call, else what the agent host
+was told.
+
+The table fits the terminal, or 100 columns when the output is not a
+terminal (--width sets it), one line per decision: no row wraps. CALL gets
+the room first, then REASON, then TARGETS. A long cell is shortened with
+"…": a command keeps its start, a tag its start and end, a reason the part
+that says why. --json prints the records whole, one JSON line each, as the
+log stores them.`,
+		Example: `  rewind log -n 20                 # the last 20 decisions
+  rewind log --session "$ID" --utc
+  rewind log --width 200 | less -S
+  rewind log --json | jq 'select(.decision == "deny")'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit < 0 {
-				return errors.New("--limit must not be negative")
+				return flagError(cmd, "limit", fmt.Sprint(limit), "a whole number, 0 or more")
+			}
+			if cmd.Flags().Changed("width") && width < minLogWidth {
+				return flagError(cmd, "width", fmt.Sprint(width), fmt.Sprintf("a number of columns, %d or more", minLogWidth))
 			}
 			dir, err := audit.StateDir(os.Getenv)
 			if err != nil {
@@ -53,10 +75,18 @@ terminal, cutting long cells with "…"; --json prints the records whole.`,
 				}
 				return nil
 			}
+			out := cmd.OutOrStdout()
 			if !asJSON {
-				return audit.WriteTableWidth(cmd.OutOrStdout(), recs, terminalWidth(cmd.OutOrStdout()))
+				o := audit.TableOptions{Width: width, Color: color.enabled(out, os.Getenv)}
+				if o.Width == 0 {
+					o.Width = terminalWidth(out)
+				}
+				if utc {
+					o.Location = time.UTC
+				}
+				return audit.WriteTableOptions(out, recs, o)
 			}
-			w := bufio.NewWriter(cmd.OutOrStdout())
+			w := bufio.NewWriter(out)
 			enc := json.NewEncoder(w)
 			// The same encoding as the log file, so lines read as stored.
 			enc.SetEscapeHTML(false)
@@ -68,8 +98,11 @@ terminal, cutting long cells with "…"; --json prints the records whole.`,
 			return w.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON lines, as stored")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the records whole, one JSON line each, as stored")
 	cmd.Flags().StringVar(&session, "session", "", "only the decisions of agent session `S`")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "only the last `N` decisions")
+	cmd.Flags().IntVar(&width, "width", 0, "fit the table in `COLUMNS` (default: the terminal's, 100 when not a terminal)")
+	cmd.Flags().BoolVar(&utc, "utc", false, "show times in UTC rather than this machine's time zone")
+	cmd.Flags().Var(&color, "color", "`when` to colour the decisions: auto (on a terminal, unless NO_COLOR is set), always or never")
 	return cmd
 }

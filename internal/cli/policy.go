@@ -15,7 +15,7 @@ func loadPolicy(configPath string) (*policy.Policy, error) {
 	}
 	cfg, err := policy.Find(configPath, cwd, os.Getenv)
 	if err != nil {
-		return nil, err
+		return nil, configError(configPath, err)
 	}
 	return policy.New(cfg)
 }

@@ -50,7 +50,8 @@ and the same user with Basic auth on POST /v1/session/add (Windows ZVM).`,
 			if scenario != "" {
 				var err error
 				if sc, err = zvmsim.LoadScenario(scenario); err != nil {
-					return err
+					return &hintError{err: fmt.Errorf("--scenario: %w", err),
+						hint: "give a scenario file (TOML, see docs/simulator.md), or leave --scenario out for the built-in lab"}
 				}
 			}
 			if tokenTTL > 0 {
@@ -75,17 +76,11 @@ const defaultSimPort = "9669"
 
 func runSim(ctx context.Context, stdout, stderr io.Writer, sc *zvmsim.Scenario, addr string, useTLS bool, caOut string) error {
 	if caOut != "" && !useTLS {
-		return errors.New("--ca-out needs --tls")
+		return &hintError{err: errors.New("--ca-out needs --tls"), hint: "add --tls: --ca-out writes the certificate that --tls generates"}
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		if errors.Is(err, syscall.EADDRINUSE) {
-			return &hintError{
-				err:  fmt.Errorf("cannot listen on %s: the address is already in use", addr),
-				hint: "another rewind sim (or a ZVM) may be running there; choose one with --addr 127.0.0.1:PORT, or --addr 127.0.0.1:0 for any free port",
-			}
-		}
-		return err
+		return listenError(err, "--addr", addr)
 	}
 	defer ln.Close()
 	srv := zvmsim.NewServer(sc)

@@ -88,7 +88,7 @@ func uiOptions(configPath string, getenv func(string) string, stderr io.Writer) 
 func serveUI(ctx context.Context, stdout, stderr io.Writer, addr string, open bool, o ui.Options) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return &hintError{err: err, hint: "pick another port with --addr 127.0.0.1:PORT, or 127.0.0.1:0 for a free one"}
+		return listenError(err, "--addr", addr)
 	}
 	defer ln.Close()
 	if o.Warnf == nil {

@@ -11,10 +11,10 @@ import (
 // noZertoHint says how to have checkpoints taken when no ZVM is set up.
 const noZertoHint = "set REWIND_ZVM_URL (or url in [zerto]) and the ZVM's credentials to have checkpoints taken"
 
-// zertoHint says what fixes a failure to reach or use Zerto, or "" when
+// ZertoHint says what fixes a failure to reach or use Zerto, or "" when
 // there is nothing the person can set: Zerto's own refusals and failures
 // are answered in Zerto's words alone.
-func zertoHint(err error) string {
+func ZertoHint(err error) string {
 	switch zvm.KindOf(err) {
 	case zvm.KindTLS:
 		return "trust the ZVM's certificate with ca_file in [zerto] (or REWIND_ZVM_CA_FILE), a PEM file of the CA that signed it"
@@ -30,7 +30,7 @@ func zertoHint(err error) string {
 func failureHints(failures []capture.Failure) string {
 	var hints []string
 	for i := range failures {
-		if h := zertoHint(failures[i].Err); h != "" && !slices.Contains(hints, h) {
+		if h := ZertoHint(failures[i].Err); h != "" && !slices.Contains(hints, h) {
 			hints = append(hints, h)
 		}
 	}

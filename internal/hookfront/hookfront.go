@@ -18,6 +18,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/judge"
+	"github.com/rewind-dev/rewind/internal/statusline"
 	"github.com/rewind-dev/rewind/internal/version"
 )
 
@@ -26,10 +27,12 @@ const Name = "rewind-hook"
 
 // Main runs rewind-hook with args (without the program name) and returns
 // the process exit code. It takes the flags of rewind hook, and answers
-// version as rewind version does, so that rewind doctor can check it:
+// version as rewind version does, so that rewind doctor can check it, and
+// statusline as rewind statusline does, as light as the hook:
 //
 //	rewind-hook [--host HOST] [--config FILE]
 //	rewind-hook version
+//	rewind-hook statusline
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return run(args, stdin, stdout, stderr, fullHook)
 }
@@ -40,6 +43,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, full func() (
 	if len(args) == 1 && args[0] == "version" {
 		fmt.Fprintf(stdout, "rewind %s\n", version.String())
 		return 0
+	}
+	if len(args) == 1 && args[0] == "statusline" {
+		return statusline.Run(stdin, stdout, statusline.Options{Getenv: os.Getenv, Color: os.Getenv("NO_COLOR") == ""})
 	}
 	fs := flag.NewFlagSet(Name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

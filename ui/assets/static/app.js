@@ -13,6 +13,66 @@
     live.textContent = text;
   }
 
+  // Every time on the page is shown in one zone, named after it: this
+  // computer's by default, UTC when the person chooses it (kept in the
+  // browser). The server writes each as <time class="t" datetime="...Z">,
+  // also inside reasons; texts that come as JSON (a confirmation) have
+  // their RFC 3339 times rewritten the same way.
+  const zoneButton = document.getElementById("zone");
+  let zone = "local";
+  try {
+    if (localStorage.getItem("rewind.zone") === "utc") zone = "utc";
+  } catch (e) {
+    // No storage (a private window): the default for this visit.
+  }
+  const pad = (n) => String(n).padStart(2, "0");
+  function localZoneName(d) {
+    const part = new Intl.DateTimeFormat(undefined, { timeZoneName: "short" })
+      .formatToParts(d)
+      .find((p) => p.type === "timeZoneName");
+    return part ? part.value : "local";
+  }
+  function formatTime(d) {
+    if (zone === "utc") {
+      return d.getUTCFullYear() + "-" + pad(d.getUTCMonth() + 1) + "-" + pad(d.getUTCDate()) + " " +
+        pad(d.getUTCHours()) + ":" + pad(d.getUTCMinutes()) + ":" + pad(d.getUTCSeconds()) + " UTC";
+    }
+    return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " +
+      pad(d.getHours()) + ":" + pad(d.getMinutes()) + ":" + pad(d.getSeconds()) + " " + localZoneName(d);
+  }
+  function applyZone(root) {
+    for (const el of root.querySelectorAll("time.t[datetime]")) {
+      const d = new Date(el.getAttribute("datetime"));
+      if (isNaN(d)) continue;
+      el.textContent = formatTime(d);
+      el.title = el.getAttribute("datetime");
+    }
+  }
+  const timeInText = /\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)/g;
+  function zoneText(s) {
+    return String(s || "").replace(timeInText, (m) => {
+      const d = new Date(m);
+      return isNaN(d) ? m : formatTime(d);
+    });
+  }
+  function setZone(z) {
+    zone = z;
+    document.documentElement.dataset.zone = zone;
+    zoneButton.textContent = zone === "utc" ? "times: UTC" : "times: " + localZoneName(new Date()) + " (this computer)";
+    zoneButton.setAttribute("aria-pressed", zone === "utc" ? "true" : "false");
+    applyZone(document);
+  }
+  zoneButton.addEventListener("click", () => {
+    const next = zone === "utc" ? "local" : "utc";
+    try {
+      localStorage.setItem("rewind.zone", next);
+    } catch (e) {
+      // Not kept: the choice lasts this visit.
+    }
+    setZone(next);
+  });
+  setZone(zone);
+
   // The VMs view is rendered by the server; it is fetched again when a
   // new checkpoint or a rewind is logged, and when an action ends.
   let vmsTimer = null;
@@ -27,6 +87,7 @@
         const body = document.getElementById("vms-body");
         const open = new Set([...body.querySelectorAll("details[open]")].map((d) => d.closest("[id]").id));
         body.outerHTML = html;
+        applyZone(document.getElementById("vms-body"));
         for (const id of open) {
           const d = document.getElementById(id)?.querySelector("details");
           if (d) d.open = true;
@@ -63,6 +124,7 @@
     const old = document.getElementById(li.id);
     if (old) old.remove();
     li.classList.add("new");
+    applyZone(li);
     records.prepend(li);
     document.getElementById("empty")?.remove();
     added++;
@@ -112,8 +174,8 @@
       }
       pending = { mode: p.mode, id: btn.dataset.id, vpg: btn.dataset.vpg };
       title.textContent = p.title;
-      text.textContent = p.text;
-      show(problem, p.problem ? "Zerto cannot do this now: " + p.problem : "");
+      text.textContent = zoneText(p.text);
+      show(problem, p.problem ? "Zerto cannot do this now: " + zoneText(p.problem) : "");
       show(errorBox, "");
       names.hidden = !p.type_names;
       want.textContent = (p.vms || []).join(", ");
@@ -148,7 +210,7 @@
       });
       const st = await resp.json();
       if (!resp.ok) {
-        show(errorBox, st.error || resp.statusText);
+        show(errorBox, zoneText(st.error || resp.statusText));
         return;
       }
       pending = null;
@@ -173,7 +235,7 @@
     }
     el.dataset.state = st.running ? "running" : st.ok ? "ok" : "failed";
     el.dataset.mode = st.mode || "";
-    el.textContent = st.message;
+    el.textContent = zoneText(st.message);
     if (st.running) {
       const bar = document.createElement("progress");
       bar.max = 100;
