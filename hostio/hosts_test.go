@@ -34,7 +34,7 @@ var hostDecodeTests = []struct {
 	},
 	{
 		name: "CodexPostToolUse", host: Codex,
-		in:   `{"session_id":"s","turn_id":"1","cwd":"/","hook_event_name":"PostToolUse","model":"m","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"false"},"tool_response":{"output":"","exit_code":1},"tool_use_id":"call_9"}`,
+		in: `{"session_id":"s","turn_id":"1","cwd":"/","hook_event_name":"PostToolUse","model":"m","permission_mode":"default","tool_name":"Bash","tool_input":{"command":"false"},"tool_response":{"output":"","exit_code":1},"tool_use_id":"call_9"}`,
 		want: &Event{SessionID: "s", Cwd: "/", PermissionMode: "default", HookEventName: postToolUse, ToolName: "Bash", ToolUseID: "call_9", ToolInput: json.RawMessage(`{"command":"false"}`),
 			Outcome: &Outcome{Ran: true, Failed: true, ExitCode: intp(1)}},
 	},
@@ -110,13 +110,13 @@ var hostDecodeTests = []struct {
 	},
 	{
 		name: "CursorPostToolUse", host: Cursor,
-		in:   `{"conversation_id":"c-1","hook_event_name":"postToolUse","tool_name":"Shell","tool_input":{"command":"false"},"tool_output":"{\"output\":\"\",\"exitCode\":1}","tool_use_id":"u1","cwd":"","duration":728.221}`,
+		in: `{"conversation_id":"c-1","hook_event_name":"postToolUse","tool_name":"Shell","tool_input":{"command":"false"},"tool_output":"{\"output\":\"\",\"exitCode\":1}","tool_use_id":"u1","cwd":"","duration":728.221}`,
 		want: &Event{SessionID: "c-1", HookEventName: postToolUse, ToolName: "Bash", ToolUseID: "u1", ToolInput: json.RawMessage(`{"command":"false"}`),
 			Outcome: &Outcome{Ran: true, ExitCode: intp(1), Duration: 728221 * time.Microsecond, HasDuration: true}},
 	},
 	{
 		name: "CursorPostToolUseFailureDenied", host: Cursor,
-		in:   `{"hook_event_name":"postToolUseFailure","tool_name":"Shell","tool_input":{"command":"x"},"tool_use_id":"u2","error_message":"rewind: no","failure_type":"permission_denied"}`,
+		in: `{"hook_event_name":"postToolUseFailure","tool_name":"Shell","tool_input":{"command":"x"},"tool_use_id":"u2","error_message":"rewind: no","failure_type":"permission_denied"}`,
 		want: &Event{HookEventName: postToolUse, ToolName: "Bash", ToolUseID: "u2", ToolInput: json.RawMessage(`{"command":"x"}`),
 			Outcome: &Outcome{Failed: true, Error: "rewind: no"}},
 	},
@@ -177,7 +177,7 @@ var hostDecodeTests = []struct {
 	},
 	{
 		name: "OpenCodeAfter", host: OpenCode,
-		in:   `{"event":"tool.execute.after","tool":"bash","sessionID":"s","callID":"c","args":{"command":"false"},"metadata":{"exit":1,"output":""},"durationMs":31}`,
+		in: `{"event":"tool.execute.after","tool":"bash","sessionID":"s","callID":"c","args":{"command":"false"},"metadata":{"exit":1,"output":""},"durationMs":31}`,
 		want: &Event{SessionID: "s", ToolUseID: "c", HookEventName: postToolUse, ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"false"}`),
 			Outcome: &Outcome{Ran: true, Failed: true, ExitCode: intp(1), Duration: 31 * time.Millisecond, HasDuration: true}},
 	},
