@@ -41,7 +41,9 @@ func TestTextEdits(t *testing.T) {
 		{
 			name: "OneLineSpaced",
 			in:   "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say\"}]}]}\n}\n",
-			edit: func(d *textDoc) error { return d.setMember(d.find("hooks"), "Pre", json.RawMessage(`[{"a":1,"b":[2,3]}]`)) },
+			edit: func(d *textDoc) error {
+				return d.setMember(d.find("hooks"), "Pre", json.RawMessage(`[{"a":1,"b":[2,3]}]`))
+			},
 			want: "{\n  \"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"say\"}]}], \"Pre\": [{\"a\": 1, \"b\": [2, 3]}]}\n}\n",
 		},
 		{

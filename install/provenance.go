@@ -22,7 +22,7 @@ const provenanceFile = "installs.json"
 // machine's install wrote, a state folder lost), an uninstall takes out
 // what rewind's entries leave empty.
 type provenance struct {
-	path  string // "" when there is no state folder: nothing is kept
+	path  string           // "" when there is no state folder: nothing is kept
 	Files map[string]*made `json:"files"`
 	dirty bool
 }
