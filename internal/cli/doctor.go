@@ -65,8 +65,11 @@ func newDoctorCmd() *cobra.Command {
 		Long: `doctor checks, one line each, with the fix for what is wrong: the config is
 found and valid; the ZVM is reachable, its TLS certificate trusted and the
 credentials accepted; the token cache is private and writable; every
-installed hook's timeout is above hook.budget; the binary each hook runs
-exists and is this version. It exits 1 when a check fails.`,
+installed hook's timeout (or the host's default) is above hook.budget, its
+matcher covers what the policy judges, and the host refuses a call whose
+hook never answered (a warning where it cannot); the command each hook runs
+resolves, outside the project, to this version; Codex has trusted its hook.
+It exits 1 when a check fails.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d := &doctor{w: cmd.OutOrStdout()}
