@@ -14,22 +14,6 @@ import (
 	"github.com/rewind-dev/rewind/policy"
 )
 
-const existingSettings = `{
-  "permissions": {
-    "allow": ["Bash(ls:*)"],
-    "deny": []
-  },
-  "env": {"FOO": "1"},
-  "hooks": {
-    "PreToolUse": [
-      {"matcher": "Write", "hooks": [{"type": "command", "command": "prettier --check", "timeout": 5}]}
-    ],
-    "Stop": [{"hooks": [{"type": "command", "command": "say done"}]}]
-  },
-  "futureKey": {"z": 1, "a": [1.50, 2e3]}
-}
-`
-
 func testEnv(t *testing.T) Env {
 	t.Helper()
 	root := t.TempDir()
