@@ -101,11 +101,8 @@ type clineOutput struct {
 // model's next step. Cline asks no person for a hook, so an Ask is
 // refused with the way to approve it.
 func encodeCline(d Decision) clineOutput {
-	switch d.Permission {
-	case Deny:
-		return clineOutput{Cancel: true, ErrorMessage: joinText(denyReason(d.Reason), d.SystemMessage)}
-	case Ask:
-		return clineOutput{Cancel: true, ErrorMessage: joinText(askInstead("Cline", d.Reason), d.SystemMessage)}
+	if why, refused := refusal(Cline, d); refused {
+		return clineOutput{Cancel: true, ErrorMessage: why}
 	}
 	return clineOutput{ContextModification: joinText(joinText(d.SystemMessage, d.Reason), d.Context)}
 }

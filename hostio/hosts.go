@@ -57,11 +57,8 @@ func encodeHost(h Host, ev *Event, d Decision) any {
 // checkpoint, a warning) on standard output. Neither host asks a person
 // for a hook, so an Ask is refused with the way to approve it.
 func exitResponse(h Host, d Decision) Response {
-	switch d.Permission {
-	case Deny:
-		return Response{Stderr: line(joinText(denyReason(d.Reason), d.SystemMessage)), Code: Blocking}
-	case Ask:
-		return Response{Stderr: line(joinText(askInstead(h.Name(), d.Reason), d.SystemMessage)), Code: Blocking}
+	if why, refused := refusal(h, d); refused {
+		return Response{Stderr: line(why), Code: Blocking}
 	}
 	text := joinText(joinText(d.SystemMessage, d.Reason), d.Context)
 	if text == "" {
@@ -82,6 +79,19 @@ func askInstead(host, reason string) string {
 	}
 	return reason + " [" + host + " cannot ask for approval, so rewind refused the call: a person must approve it. " +
 		"Run it yourself, or change the rule in rewind's policy (rewind explain shows which rule applies)]"
+}
+
+// refusal is what a host that cannot ask a person is told when d refuses
+// the call (a Deny, or an Ask sent as a deny with the way to approve it),
+// and whether it does.
+func refusal(h Host, d Decision) (string, bool) {
+	switch d.Permission {
+	case Deny:
+		return joinText(denyReason(d.Reason), d.SystemMessage), true
+	case Ask:
+		return joinText(askInstead(h.Name(), d.Reason), d.SystemMessage), true
+	}
+	return "", false
 }
 
 // denyReason is a deny's reason, never empty: some hosts ignore a deny

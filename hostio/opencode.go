@@ -105,11 +105,8 @@ type openCodeOutput struct {
 // it; a checkpoint is logged, and said to nobody, since a refusal is all a
 // plugin can tell the model before the call.
 func encodeOpenCode(d Decision) openCodeOutput {
-	switch d.Permission {
-	case Deny:
-		return openCodeOutput{Block: true, Reason: joinText(denyReason(d.Reason), d.SystemMessage)}
-	case Ask:
-		return openCodeOutput{Block: true, Reason: joinText(askInstead("OpenCode", d.Reason), d.SystemMessage)}
+	if why, refused := refusal(OpenCode, d); refused {
+		return openCodeOutput{Block: true, Reason: why}
 	}
 	return openCodeOutput{}
 }
