@@ -73,30 +73,45 @@ func (j *joiner) records() []Record {
 }
 
 // inferNotRun gives the calls whose outcome never came the outcome the
-// log shows: a call that was let through (or put to a person), but of
-// which the host reported nothing while it reported the outcome of a later
-// call of the same session, was not run: the person declined it, or
-// another hook refused it. A session whose host reports no outcomes (no
-// post-tool hook) leaves its calls unknown; a call the hook refused needs
-// no outcome to say it did not run.
+// log shows: a call that was let through (or put to a person), of which
+// the host reported nothing, was not run (the person declined it, or
+// another hook refused it) once the session went on past it: a later call
+// of the session reported its outcome, and a call after that outcome began.
+// Waiting for the next call keeps a call that runs beside a later one (the
+// hosts run a turn's calls in parallel, and start the next turn when all
+// of them have ended) from being taken for not run while it still runs.
+// A session whose host reports no outcomes (no post-tool hook) leaves its
+// calls unknown; a call the hook refused needs no outcome to say it did
+// not run.
 func inferNotRun(recs []Record) {
 	type session struct{ host, id string }
-	waiting := map[session][]int{}
+	type wait struct {
+		i int
+		// past is the earliest outcome reported of a call after it;
+		// zero while there is none.
+		past time.Time
+	}
+	waiting := map[session][]wait{}
 	for i := range recs {
 		r := &recs[i]
+		if r.Session == "" {
+			continue
+		}
 		s := session{r.Host, r.Session}
-		switch {
-		case r.Outcome != nil:
-			if r.Outcome.Reported && r.Session != "" {
-				for _, w := range waiting[s] {
-					if recs[w].Time.Before(r.Time) {
-						recs[w].Outcome = &Outcome{State: OutcomeNotRun}
-					}
-				}
-				delete(waiting, s)
+		kept := waiting[s][:0]
+		for _, w := range waiting[s] {
+			switch {
+			case !w.past.IsZero() && w.past.Before(r.Time):
+				recs[w.i].Outcome = &Outcome{State: OutcomeNotRun}
+				continue
+			case r.Outcome != nil && r.Outcome.Reported && (w.past.IsZero() || r.Outcome.Time.Before(w.past)):
+				w.past = r.Outcome.Time
 			}
-		case r.ToolUseID != "" && letThrough(r.Decision):
-			waiting[s] = append(waiting[s], i)
+			kept = append(kept, w)
+		}
+		waiting[s] = kept
+		if r.Outcome == nil && r.ToolUseID != "" && letThrough(r.Decision) {
+			waiting[s] = append(waiting[s], wait{i: i})
 		}
 	}
 }

@@ -61,33 +61,43 @@ func TestOutcomeJoin(t *testing.T) {
 }
 
 // TestOutcomeNotRun checks the outcome inferred for a call the host went
-// past: not run, once a later call of the session reports an outcome, and
-// unknown while none does.
+// past: not run, once a later call of the session reported an outcome and
+// a call began after it; unknown before that, and for a call that runs
+// beside a later one that finished first.
 func TestOutcomeNotRun(t *testing.T) {
 	t.Parallel()
 	l := Open(t.TempDir())
 	ctx := context.Background()
 	t0 := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	for i, r := range []Record{
-		{ID: "askedxxxxxxx", Session: "s", ToolUseID: "t1", Decision: DecisionAsk},       // declined by the person
-		{ID: "deniedxxxxxx", Session: "s", ToolUseID: "t2", Decision: DecisionDeny},      // refused: no outcome needed
-		{ID: "ranxxxxxxxxx", Session: "s", ToolUseID: "t3", Decision: DecisionProtected}, // reported below
-		{ID: "runningxxxxx", Session: "s", ToolUseID: "t4", Decision: DecisionProtected}, // after the report: unknown
-		{ID: "othersession", Session: "o", ToolUseID: "t5", Decision: DecisionAsk},       // a session without reports
+	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
+	for _, r := range []Record{
+		{ID: "askedxxxxxxx", Time: at(0), Session: "s", ToolUseID: "t1", Decision: DecisionAsk},       // declined by the person
+		{ID: "deniedxxxxxx", Time: at(1), Session: "s", ToolUseID: "t2", Decision: DecisionDeny},      // refused: no outcome needed
+		{ID: "ranxxxxxxxxx", Time: at(2), Session: "s", ToolUseID: "t3", Decision: DecisionProtected}, // reported at 3
+		{ID: "afterxxxxxxx", Time: at(4), Session: "s", ToolUseID: "t4", Decision: DecisionNone},      // begins after that report
+		{ID: "longxxxxxxxx", Time: at(5), Session: "s", ToolUseID: "t5", Decision: DecisionProtected}, // still running beside t6
+		{ID: "quickxxxxxxx", Time: at(6), Session: "s", ToolUseID: "t6", Decision: DecisionProtected}, // reported at 7
+		{ID: "othersession", Time: at(8), Session: "o", ToolUseID: "t7", Decision: DecisionAsk},       // a session without reports
 	} {
-		r.Time, r.Host, r.Tool = t0.Add(time.Duration(i)*time.Second), "claude", "Bash"
+		r.Host, r.Tool = "claude", "Bash"
 		if err := l.Append(&r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := l.AppendOutcome(ctx, "claude", "s", "t3", "Bash", Outcome{State: OutcomeRan}); err != nil {
-		t.Fatal(err)
+	for _, o := range []struct {
+		id string
+		at int
+	}{{"t3", 3}, {"t4", 5}, {"t6", 7}} {
+		if err := l.AppendOutcome(ctx, "claude", "s", o.id, "Bash", Outcome{State: OutcomeRan, Time: at(o.at)}); err != nil {
+			t.Fatal(err)
+		}
 	}
 	recs, err := l.Read(Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{"askedxxxxxxx": OutcomeNotRun, "deniedxxxxxx": "", "ranxxxxxxxxx": OutcomeRan, "runningxxxxx": "", "othersession": ""}
+	want := map[string]string{"askedxxxxxxx": OutcomeNotRun, "deniedxxxxxx": "", "ranxxxxxxxxx": OutcomeRan, "afterxxxxxxx": OutcomeRan,
+		"longxxxxxxxx": "", "quickxxxxxxx": OutcomeRan, "othersession": ""}
 	for _, r := range recs {
 		got := ""
 		if r.Outcome != nil {
@@ -108,7 +118,7 @@ func TestOutcomeNotRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != 2 || recs[0].ID != "ranxxxxxxxxx" || recs[0].Outcome == nil {
+	if len(recs) != 2 || recs[0].ID != "longxxxxxxxx" || recs[1].Outcome == nil {
 		t.Errorf("Read with Limit: %+v", recs)
 	}
 }
