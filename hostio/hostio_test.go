@@ -63,6 +63,14 @@ var decodeTests = []struct {
 		want: &Event{HookEventName: "PreToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls"}`)},
 	},
 	{
+		// Claude Code's PowerShell tool (Windows) reaches the policy as
+		// Bash does: the tool's name and its {"command"}.
+		name: "PowerShell",
+		in:   `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"PowerShell","tool_input":{"command":"Stop-VM -Name web-01","timeout":120000},"tool_use_id":"toolu_p"}`,
+		want: &Event{SessionID: "s", HookEventName: "PreToolUse", ToolName: "PowerShell", ToolUseID: "toolu_p",
+			ToolInput: json.RawMessage(`{"command":"Stop-VM -Name web-01","timeout":120000}`)},
+	},
+	{
 		name: "UnknownFieldsIgnored",
 		in:   "\n\t" + `{"tool_name":"Read","tool_input":{},"future":[1,2,{"x":null}]}` + "\n\n",
 		want: &Event{HookEventName: "PreToolUse", ToolName: "Read", ToolInput: json.RawMessage(`{}`)},
