@@ -11,6 +11,13 @@
 // names a call to undo. The rewinds themselves (tests, restores) are logged
 // too, beside the calls they went back for.
 //
+// A call is logged before it runs; how it ended comes later, from the
+// host's post-tool hook, as an outcome line ([Log.AppendOutcome]) that
+// names the call by its host, session and tool-use id. The log stays
+// append-only: [Log.Read] and [Log.Find] join each outcome to its call's
+// record, and mark a call the host went past as not run (see
+// [Record.NotRun]).
+//
 // Nothing secret reaches the log: the excerpt of the call and the free-text
 // fields pass through [Redact] on their way in, whatever the caller did.
 package audit

@@ -104,11 +104,18 @@ func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 	r.Reason = boundText(r.Reason)
 	r.ZertoError = boundText(r.ZertoError)
 	r.Error = boundText(r.Error)
-	line, err := marshalLine(r)
+	rec := *r
+	rec.Outcome = nil // joined by readers, never written on the call's line
+	line, err := marshalLine(&rec)
 	if err != nil {
 		return err
 	}
+	return l.appendLine(ctx, line)
+}
 
+// appendLine appends line under the log's lock, waiting for it no longer
+// than ctx allows.
+func (l *Log) appendLine(ctx context.Context, line []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
@@ -177,7 +184,7 @@ func rotated(base string, i int) string {
 	return base + "." + strconv.Itoa(i)
 }
 
-func marshalLine(r *Record) ([]byte, error) {
+func marshalLine(r any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -237,16 +244,21 @@ type Filter struct {
 // the rotated files and the current one. A missing log has no records. A
 // line that is not a record, as a writer that crashed mid-line leaves, is
 // skipped.
+//
+// Each record of a call gets its Outcome, when there is one: the outcome
+// the host's post-tool hook appended (see AppendOutcome) or, for a call
+// the host did not run, the one inferred (see inferNotRun).
 func (l *Log) Read(filter Filter) ([]Record, error) {
-	var recs []Record
+	var j joiner
 	err := l.scan(func(r *Record) {
 		if filter.Session == "" || r.Session == filter.Session {
-			recs = append(recs, *r)
+			j.add(r)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
+	recs := j.records()
 	if filter.Limit > 0 && len(recs) > filter.Limit {
 		recs = recs[len(recs)-filter.Limit:]
 	}
@@ -297,7 +309,9 @@ func scanFile(name string, fn func(*Record)) error {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 {
 			var r Record
-			if json.Unmarshal(line, &r) == nil && r.ID != "" {
+			// An outcome line (see AppendOutcome) has no ID: readers
+			// older than outcomes skip it.
+			if json.Unmarshal(line, &r) == nil && (r.ID != "" || r.Outcome != nil && r.ToolUseID != "") {
 				fn(&r)
 			}
 		}
@@ -342,6 +356,8 @@ func (l *Log) Find(id string) (*Record, error) {
 	var ids []string
 	err := l.scan(func(r *Record) {
 		switch {
+		case r.ID == "":
+			// An outcome line.
 		case r.ID == id:
 			exact = r
 		case strings.HasPrefix(r.ID, id):
@@ -353,9 +369,9 @@ func (l *Log) Find(id string) (*Record, error) {
 	case err != nil:
 		return nil, err
 	case exact != nil:
-		return exact, nil
+		return l.withOutcome(exact)
 	case len(ids) == 1:
-		return prefixed, nil
+		return l.withOutcome(prefixed)
 	case len(ids) > 1:
 		return nil, &AmbiguousError{Prefix: id, IDs: ids}
 	default:

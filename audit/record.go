@@ -86,6 +86,51 @@ type Record struct {
 	Rewinds string `json:"rewinds,omitempty"`
 	// ElapsedMS is how long the hook took to decide, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms"`
+	// Outcome is how the call ended, joined by Read and Find from the
+	// outcome the host's post-tool hook appended later (see
+	// Log.AppendOutcome), or inferred; nil while unknown. It is never
+	// written on the record's own line.
+	Outcome *Outcome `json:"outcome,omitempty"`
+}
+
+// The states of an Outcome.
+const (
+	// OutcomeRan: the call ran and succeeded (for a shell, exited 0).
+	OutcomeRan = "ran"
+	// OutcomeFailed: the call ran and failed (a non-zero exit status, an
+	// error the tool reported).
+	OutcomeFailed = "failed"
+	// OutcomeInterrupted: the call was stopped before it finished.
+	OutcomeInterrupted = "interrupted"
+	// OutcomeNotRun: the host never ran the call: it said so, or the log
+	// shows it went past it (see Log.Read).
+	OutcomeNotRun = "not-run"
+)
+
+// Outcome is how a call the hook judged ended.
+type Outcome struct {
+	// State is one of the Outcome constants.
+	State string `json:"state"`
+	// ExitCode is a shell command's exit status, when the host reported
+	// one.
+	ExitCode *int `json:"exit_code,omitempty"`
+	// Error is the host's message for a failed call, shortened and
+	// redacted.
+	Error string `json:"error,omitempty"`
+	// DurationMS is how long the call ran, when the host said.
+	DurationMS *int64 `json:"duration_ms,omitempty"`
+	// Reported is set when the host's post-tool hook reported the
+	// outcome; an outcome rewind inferred has it false.
+	Reported bool `json:"reported,omitempty"`
+	// Time is when the outcome was reported.
+	Time time.Time `json:"time,omitzero"`
+}
+
+// NotRun reports whether the call's outcome says it did not run. A call
+// whose outcome is unknown may have run; one the hook refused (deny,
+// pending) did not, which its Decision says.
+func (r *Record) NotRun() bool {
+	return r.Outcome != nil && r.Outcome.State == OutcomeNotRun
 }
 
 // Checkpoint is one tagged checkpoint that undoes a call, or, while its

@@ -15,20 +15,33 @@ type codexEvent struct {
 	ToolName       string          `json:"tool_name"`
 	ToolInput      json.RawMessage `json:"tool_input"`
 	ToolUseID      string          `json:"tool_use_id"`
+	ToolResponse   json.RawMessage `json:"tool_response"`
 }
 
 var codexFields = []string{"session_id", "turn_id", "transcript_path", "cwd", "model", "permission_mode",
-	"hook_event_name", "tool_name", "tool_input", "tool_use_id"}
+	"hook_event_name", "tool_name", "tool_input", "tool_use_id", "tool_response"}
 
 // decodeCodex reads Codex's event. Its shell tool is "Bash" with
 // {"command": ...} and its MCP tools are mcp__SERVER__TOOL, as in Claude
-// Code, so the names pass through unchanged.
+// Code, so the names pass through unchanged. Its PostToolUse event carries
+// the tool's response, in which a shell's exit status is read when it is
+// there.
 func decodeCodex(data []byte) (*Event, error) {
 	var ce codexEvent
 	if err := unmarshalEvent(data, &ce, codexFields...); err != nil {
 		return nil, err
 	}
-	if err := checkEventName(ce.HookEventName, preToolUse, ce.ToolName); err != nil {
+	var outcome *Outcome
+	if ce.HookEventName == postToolUse {
+		if ce.ToolName == "" {
+			return nil, &MalformedError{Reason: "no tool_name"}
+		}
+		outcome = &Outcome{Ran: true}
+		if shellTool(ce.ToolName) {
+			outcome.ExitCode = exitOf(ce.ToolResponse, "exit_code", "exitCode")
+			outcome.Failed = outcome.ExitCode != nil && *outcome.ExitCode != 0
+		}
+	} else if err := checkEventName(ce.HookEventName, preToolUse, ce.ToolName); err != nil {
 		return nil, err
 	}
 	input, err := objectInput("tool_input", ce.ToolInput)
@@ -39,10 +52,11 @@ func decodeCodex(data []byte) (*Event, error) {
 		SessionID:      ce.SessionID,
 		Cwd:            ce.Cwd,
 		PermissionMode: ce.PermissionMode,
-		HookEventName:  preToolUse,
+		HookEventName:  eventName(outcome),
 		ToolName:       ce.ToolName,
 		ToolUseID:      ce.ToolUseID,
 		ToolInput:      input,
+		Outcome:        outcome,
 	}
 	if ce.TranscriptPath != nil {
 		ev.TranscriptPath = *ce.TranscriptPath

@@ -8,18 +8,21 @@ import (
 // copilotEvent is GitHub Copilot's preToolUse input on the wire (the CLI and
 // the cloud agent).
 type copilotEvent struct {
+	SessionID string          `json:"sessionId"`
 	Timestamp json.RawMessage `json:"timestamp"`
 	Cwd       string          `json:"cwd"`
 	ToolName  string          `json:"toolName"`
 	ToolArgs  json.RawMessage `json:"toolArgs"`
 }
 
-var copilotFields = []string{"timestamp", "cwd", "toolName", "toolArgs"}
+var copilotFields = []string{"sessionId", "timestamp", "cwd", "toolName", "toolArgs"}
 
 // copilotTools maps Copilot's built-in tools to the Claude Code tools whose
-// input they share.
+// input they share: its shell tools take {"command"}, bash on Unix and
+// powershell on Windows.
 var copilotTools = map[string]string{
-	"bash": "Bash",
+	"bash":       "Bash",
+	"powershell": "PowerShell",
 }
 
 // decodeCopilot reads Copilot's event. toolArgs is a string holding a JSON
@@ -41,7 +44,7 @@ func decodeCopilot(data []byte) (*Event, error) {
 	if n, ok := copilotTools[strings.ToLower(name)]; ok {
 		name = n
 	}
-	return &Event{HookEventName: preToolUse, Cwd: ce.Cwd, ToolName: name, ToolInput: input}, nil
+	return &Event{SessionID: ce.SessionID, HookEventName: preToolUse, Cwd: ce.Cwd, ToolName: name, ToolInput: input}, nil
 }
 
 // copilotOutput is Copilot's hook output on the wire: flat.

@@ -49,35 +49,78 @@ type claudeSpecific struct {
 	AdditionalContext        string     `json:"additionalContext,omitempty"`
 }
 
-// Encode writes d to w in the output format of host h.
+// Response is a hook's answer as the host reads it: what it writes on
+// standard output and standard error, and its exit code. Most hosts read
+// a JSON object on standard output and exit code 0; some read only an
+// exit code of 2, and the reason on standard error, as a refusal.
+type Response struct {
+	Stdout []byte
+	Stderr []byte
+	Code   int
+}
+
+// Blocking is the exit code with which a hook refuses a call to the hosts
+// that read exit codes (Kiro CLI, Windsurf).
+const Blocking = 2
+
+// Respond returns host h's answer to the event ev with the decision d. ev
+// is nil when the event could not be read; the answer is then the one to
+// the host's pre-tool event. A post-tool event gets no answer: rewind has
+// nothing to say about a call that has run.
 //
 // The zero Decision writes nothing, because an empty output is how a hook
 // says it has no opinion, except to hosts that want a JSON object in every
-// case (Gemini CLI and Cursor), which get {}. Any other Decision is written as exactly one JSON
-// object followed by a newline, in a single Write, with empty fields left
-// out: a Decision with only a Context carries no permissionDecision, so the
-// person's own permission rules still apply to the call.
-func Encode(w io.Writer, h Host, d Decision) error {
+// case (Antigravity CLI, Cursor, Cline, Gemini CLI), which get the object
+// that lets the call go on. Any other Decision is exactly one JSON object
+// followed by a newline, with empty fields left out: a Decision with only
+// a Context carries no permission decision where the host allows that, so
+// the person's own permission rules still apply to the call.
+func Respond(h Host, ev *Event, d Decision) (Response, error) {
 	if err := checkHost(h); err != nil {
-		return err
+		return Response{}, err
 	}
 	switch d.Permission {
 	case NoOpinion, Allow, Ask, Deny:
 	default:
-		return fmt.Errorf("invalid permission decision %q", d.Permission)
+		return Response{}, fmt.Errorf("invalid permission decision %q", d.Permission)
 	}
-	out := encodeHost(h, d)
+	if ev != nil && ev.Outcome != nil {
+		return Response{}, nil
+	}
+	if h == Kiro || h == Windsurf {
+		return exitResponse(h, d), nil
+	}
+	out := encodeHost(h, ev, d)
 	if out == nil {
-		return nil
+		return Response{}, nil
 	}
+	b, err := marshalLine(out)
+	if err != nil {
+		return Response{}, err
+	}
+	return Response{Stdout: b}, nil
+}
+
+// marshalLine encodes v as one line of JSON.
+func marshalLine(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	// Reasons quote shell commands; "&&" reads better than "\u0026\u0026".
 	enc.SetEscapeHTML(false)
-	if err := enc.Encode(out); err != nil {
-		return fmt.Errorf("encoding hook output: %w", err)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("encoding hook output: %w", err)
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	return buf.Bytes(), nil
+}
+
+// Encode writes the standard output of host h's answer to its pre-tool
+// event with the decision d to w, in a single Write; see Respond.
+func Encode(w io.Writer, h Host, d Decision) error {
+	r, err := Respond(h, nil, d)
+	if err != nil || len(r.Stdout) == 0 {
+		return err
+	}
+	if _, err := w.Write(r.Stdout); err != nil {
 		return fmt.Errorf("writing hook output: %w", err)
 	}
 	return nil

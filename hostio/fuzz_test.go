@@ -31,8 +31,17 @@ func FuzzDecodeEncode(f *testing.F) {
 			}
 			return
 		}
-		if ev.HookEventName != preToolUse || ev.ToolName == "" {
+		if (ev.HookEventName != preToolUse || ev.Outcome != nil) && (ev.HookEventName != postToolUse || ev.Outcome == nil) || ev.ToolName == "" {
 			t.Fatalf("decoded event lacks its name or tool: %+v", ev)
+		}
+		if ev.Outcome != nil {
+			if r, err := Respond(Claude, ev, Decision{Permission: Deny}); err != nil || len(r.Stdout)+len(r.Stderr) > 0 || r.Code != 0 {
+				t.Fatalf("a post-tool event got an answer: %+v, %v", r, err)
+			}
+			if len(ev.Outcome.Error) > maxOutcomeError+len("…") {
+				t.Fatalf("outcome error of %d bytes", len(ev.Outcome.Error))
+			}
+			return
 		}
 		if !json.Valid(ev.ToolInput) || bytes.TrimSpace(ev.ToolInput)[0] != '{' {
 			t.Fatalf("tool_input is not a JSON object: %q", ev.ToolInput)

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-dev/rewind/policy"
 )
@@ -62,6 +63,14 @@ var decodeTests = []struct {
 		want: &Event{HookEventName: "PreToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{"command":"ls"}`)},
 	},
 	{
+		// Claude Code's PowerShell tool (Windows) reaches the policy as
+		// Bash does: the tool's name and its {"command"}.
+		name: "PowerShell",
+		in:   `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"PowerShell","tool_input":{"command":"Stop-VM -Name web-01","timeout":120000},"tool_use_id":"toolu_p"}`,
+		want: &Event{SessionID: "s", HookEventName: "PreToolUse", ToolName: "PowerShell", ToolUseID: "toolu_p",
+			ToolInput: json.RawMessage(`{"command":"Stop-VM -Name web-01","timeout":120000}`)},
+	},
+	{
 		name: "UnknownFieldsIgnored",
 		in:   "\n\t" + `{"tool_name":"Read","tool_input":{},"future":[1,2,{"x":null}]}` + "\n\n",
 		want: &Event{HookEventName: "PreToolUse", ToolName: "Read", ToolInput: json.RawMessage(`{}`)},
@@ -82,7 +91,36 @@ var decodeTests = []struct {
 	{name: "NullToolInput", in: `{"tool_name":"Bash","tool_input":null}`, wantErr: new(*MalformedError)},
 	{name: "StringToolInput", in: `{"tool_name":"Bash","tool_input":"ls"}`, wantErr: new(*MalformedError)},
 	{name: "ArrayToolInput", in: `{"tool_name":"Bash","tool_input":["ls"]}`, wantErr: new(*MalformedError)},
-	{name: "PostToolUse", in: `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{},"tool_response":{}}`, wantErr: ErrNotPreToolUse},
+	{
+		name: "PostToolUse",
+		in:   `{"session_id":"s","hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{"command":"govc vm.power -off web-01"},"tool_response":{"stdout":"","stderr":"","interrupted":false},"tool_use_id":"toolu_1","duration_ms":4187}`,
+		want: &Event{SessionID: "s", HookEventName: "PostToolUse", ToolName: "Bash", ToolUseID: "toolu_1", ToolInput: json.RawMessage(`{"command":"govc vm.power -off web-01"}`),
+			Outcome: &Outcome{Ran: true, ExitCode: intp(0), Duration: 4187 * time.Millisecond, HasDuration: true}},
+	},
+	{
+		name: "PostToolUseInterrupted",
+		in:   `{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{},"tool_response":{"interrupted":true}}`,
+		want: &Event{HookEventName: "PostToolUse", ToolName: "Bash", ToolInput: json.RawMessage(`{}`), Outcome: &Outcome{Ran: true, Interrupted: true}},
+	},
+	{
+		name: "PostToolUseFailureExitCode",
+		in:   `{"hook_event_name":"PostToolUseFailure","tool_name":"Bash","tool_input":{},"tool_use_id":"t","error":"Exit code 3\nno such VM","is_interrupt":false,"duration_ms":12}`,
+		want: &Event{HookEventName: "PostToolUse", ToolName: "Bash", ToolUseID: "t", ToolInput: json.RawMessage(`{}`),
+			Outcome: &Outcome{Ran: true, Failed: true, ExitCode: intp(3), Error: "Exit code 3\nno such VM", Duration: 12 * time.Millisecond, HasDuration: true}},
+	},
+	{
+		// A shell Claude Code could not start reports no exit code.
+		name: "PostToolUseFailureNotStarted",
+		in:   `{"hook_event_name":"PostToolUseFailure","tool_name":"PowerShell","tool_input":{},"error":"spawn pwsh ENOENT"}`,
+		want: &Event{HookEventName: "PostToolUse", ToolName: "PowerShell", ToolInput: json.RawMessage(`{}`),
+			Outcome: &Outcome{Failed: true, Error: "spawn pwsh ENOENT"}},
+	},
+	{
+		name: "PostToolUseFailureOtherTool",
+		in:   `{"hook_event_name":"PostToolUseFailure","tool_name":"Write","tool_input":{},"error":"EACCES","is_interrupt":true}`,
+		want: &Event{HookEventName: "PostToolUse", ToolName: "Write", ToolInput: json.RawMessage(`{}`),
+			Outcome: &Outcome{Ran: true, Failed: true, Error: "EACCES", Interrupted: true}},
+	},
 	{name: "Stop", in: `{"hook_event_name":"Stop","stop_hook_active":false}`, wantErr: new(*EventError)},
 	{name: "Lowercase", in: `{"hook_event_name":"pretooluse","tool_name":"Bash","tool_input":{}}`, wantErr: ErrNotPreToolUse},
 	// Keys are read in their exact spelling, as the host reads them: a key
@@ -240,7 +278,7 @@ func TestDecodeReadError(t *testing.T) {
 }
 
 func TestHosts(t *testing.T) {
-	const supported = "(supported: claude, codex, gemini, cursor, copilot)"
+	const supported = "(supported: claude, codex, antigravity, cursor, copilot, opencode, kiro, windsurf, cline, gemini)"
 	tests := []struct {
 		in      string
 		want    Host
@@ -251,6 +289,12 @@ func TestHosts(t *testing.T) {
 		{"gemini", Gemini, ""},
 		{"cursor", Cursor, ""},
 		{"copilot", Copilot, ""},
+		{"antigravity", Antigravity, ""},
+		{"agy", Antigravity, ""},
+		{"opencode", OpenCode, ""},
+		{"kiro", Kiro, ""},
+		{"windsurf", Windsurf, ""},
+		{"cline", Cline, ""},
 		{"Claude", "", `unknown host "Claude" ` + supported},
 		{"", "", `unknown host "" ` + supported},
 	}
@@ -263,14 +307,20 @@ func TestHosts(t *testing.T) {
 			t.Errorf("ParseHost(%q) error = %q, want %q", tt.in, gotErr, tt.wantErr)
 		}
 	}
-	if _, err := Decode(strings.NewReader(bashEvent), "windsurf"); err == nil {
-		t.Error("Decode with host windsurf succeeded")
-	}
-	var buf bytes.Buffer
-	if err := Encode(&buf, "windsurf", Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
-		t.Errorf("Encode with host windsurf: error %v, wrote %q", err, buf.String())
+	// A Host that is not one of the constants is refused, also one
+	// ParseHost reads as an alias.
+	for _, h := range []Host{"aider", "agy"} {
+		if _, err := Decode(strings.NewReader(bashEvent), h); err == nil {
+			t.Errorf("Decode with host %s succeeded", h)
+		}
+		var buf bytes.Buffer
+		if err := Encode(&buf, h, Decision{Permission: Deny}); err == nil || buf.Len() > 0 {
+			t.Errorf("Encode with host %s: error %v, wrote %q", h, err, buf.String())
+		}
 	}
 }
+
+func intp(n int) *int { return &n }
 
 func errString(err error) string {
 	if err == nil {

@@ -13,6 +13,10 @@ type mcpTool struct {
 	// joined is Gemini CLI's SERVER_TOOL, from a tool named mcp_SERVER_TOOL:
 	// server names may hold "_" themselves.
 	joined string
+	// bare marks a joined name that may be no MCP tool at all (OpenCode's
+	// tools share the namespace): without a configured server it keeps
+	// its name.
+	bare bool
 	// tool is Cursor's bare tool name, and hints are the server's URL or
 	// command line, the only things Cursor says about the server.
 	tool  string
@@ -56,6 +60,9 @@ func (m *mcpTool) name(servers []string) string {
 		}
 		if best != "" {
 			return "mcp__" + best + "__" + m.joined[len(best)+1:]
+		}
+		if m.bare {
+			return m.joined
 		}
 		server, tool, ok := strings.Cut(m.joined, "_")
 		if !ok || server == "" || tool == "" {

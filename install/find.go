@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,22 +17,48 @@ import (
 // Installed is one rewind hook found in a host's settings.
 type Installed struct {
 	Host hostio.Host
-	// Path is the settings file, Event the hook event it is under.
+	// Path is the settings file, Event the hook event it is under; Post
+	// marks a post-tool event, whose hook only logs how a call ended.
 	Path  string
 	Event string
+	Post  bool
 	// Command is the hook's command line, Binary the rewind binary it runs.
 	Command string
 	Binary  string
 	// Timeout is how long the host lets the hook run: the hook's own
 	// timeout, or the host's default when it has none (TimeoutSet false).
-	// It is 0 when the host has no timeout setting rewind knows of.
+	// It is 0 when the host's documentation names no default.
 	Timeout    time.Duration
 	TimeoutSet bool
 	// Matcher is the matcher of the hook's group, for hosts that have one;
 	// HasMatcher is false for hosts that run the hook for every call.
 	Matcher    string
 	HasMatcher bool
+	// Failure says what the host does with a call whose hook never
+	// answered (see FailureState).
+	Failure FailureState
+	// CodexKey and CodexHash are, for a Codex hook, the key under which
+	// Codex records its trust in the hook and the hash of the hook's
+	// definition it compares (see CodexTrust).
+	CodexKey, CodexHash string
 }
+
+// FailureState is what a host does with a call whose hook could not
+// start, timed out or crashed.
+type FailureState int
+
+const (
+	// FailsOpen: the call runs, and the host has no setting to change it.
+	FailsOpen FailureState = iota
+	// FailsOpenBySetting: the call runs; the hook's entry could ask the
+	// host to block it (onFailure, failClosed), and does not.
+	FailsOpenBySetting
+	// FailsClosed: the host blocks the call.
+	FailsClosed
+	// FailsClosedButTimeout: the host blocks the call, but runs it when
+	// the hook timed out.
+	FailsClosedButTimeout
+)
 
 // Find returns the rewind hooks installed for every host at every scope
 // under env, and an error for each settings file that cannot be read.
@@ -65,64 +92,91 @@ func (hf *hookFile) find() ([]Installed, error) {
 	if err != nil {
 		return nil, err
 	}
-	root, err := parseObject(hf.path, data)
-	if err != nil {
+	if hf.owned != nil {
+		h, ok := hf.owned.parse(data)
+		if !ok {
+			return nil, nil
+		}
+		var out []Installed
+		for _, ev := range hf.events {
+			in := hf.installed(ev, h.command, nil)
+			in.Timeout, in.TimeoutSet = h.timeout, h.timeout > 0
+			if hf.failure != failOpen && !h.failClosed {
+				in.Failure = FailsOpenBySetting
+			}
+			out = append(out, in)
+		}
+		return out, nil
+	}
+	if _, err := parseObject(hf.path, data); err != nil {
 		return nil, err
 	}
-	hooks, _, err := root.childObject("", "hooks")
+	d, err := parseText(data)
 	if err != nil {
 		return nil, &ParseError{File: hf.path, Err: err}
 	}
 	var found []Installed
-	for _, ev := range hf.events {
-		arr, _, err := hooks.childArray("hooks.", ev)
-		if err != nil {
-			return found, &ParseError{File: hf.path, Err: err}
-		}
-		type entry struct {
-			raw     json.RawMessage
-			matcher string
-		}
-		var entries []entry
-		for _, item := range arr {
-			if !hf.grouped {
-				entries = append(entries, entry{raw: item})
-				continue
-			}
-			if g, err := decodeObject(item); err == nil {
-				var m string
-				if v, ok := g.get("matcher"); ok {
-					_ = json.Unmarshal(v, &m)
-				}
-				inner, _, _ := g.childArray("", "hooks")
-				for _, h := range inner {
-					entries = append(entries, entry{raw: h, matcher: m})
-				}
+	hf.eachOurs(d, func(path []any, e *object) {
+		evKey := path[len(hf.hooksPath)].(string)
+		ev := hookEvent{key: evKey}
+		for _, k := range hf.events {
+			if k.key == evKey {
+				ev = k
 			}
 		}
-		for _, en := range entries {
-			e, ok := hf.ours(en.raw)
-			if !ok {
-				continue
+		var cmd string
+		for _, k := range hf.commandKeys {
+			if v, ok := e.get(k); ok && json.Unmarshal(v, &cmd) == nil && cmd != "" {
+				break
 			}
-			var cmd string
-			v, _ := e.get(hf.commandKey)
-			_ = json.Unmarshal(v, &cmd)
-			bin, _ := RewindHook(cmd)
-			in := Installed{Host: hf.host, Path: hf.path, Event: ev, Command: cmd, Binary: bin, Timeout: hf.defaultTimeout,
-				Matcher: en.matcher, HasMatcher: hf.grouped}
-			if hf.timeoutKey != "" {
-				if v, ok := e.get(hf.timeoutKey); ok {
-					var n float64
-					if json.Unmarshal(v, &n) == nil {
-						in.Timeout, in.TimeoutSet = time.Duration(n*float64(hf.timeoutUnit)), true
-					}
+		}
+		var group *object
+		if hf.grouped {
+			group, _ = decodeObject(d.raw(d.find(path[:len(path)-2]...)))
+		}
+		in := hf.installed(ev, cmd, group)
+		if hf.timeoutKey != "" {
+			if v, ok := e.get(hf.timeoutKey); ok {
+				var n float64
+				if json.Unmarshal(v, &n) == nil {
+					in.Timeout, in.TimeoutSet = time.Duration(n*float64(hf.timeoutUnit)), true
 				}
 			}
-			found = append(found, in)
+		}
+		if hf.failure == failSwitch {
+			if v, ok := e.get(hf.failKey); !ok || !sameJSON(v, mustMarshal(hf.failValue)) {
+				in.Failure = FailsOpenBySetting
+			}
+		}
+		if hf.host == hostio.Codex {
+			in.CodexKey = codexKey(hf.path, ev, path[len(path)-3].(int), path[len(path)-1].(int))
+			in.CodexHash = codexHash(ev, group, e)
+		}
+		found = append(found, in)
+	})
+	return found, nil
+}
+
+// installed is an Installed of hf's for event ev running cmd, with the
+// host's defaults.
+func (hf *hookFile) installed(ev hookEvent, cmd string, group *object) Installed {
+	bin, _ := RewindHook(cmd)
+	in := Installed{Host: hf.host, Path: hf.path, Event: ev.key, Post: ev.post, Command: cmd, Binary: bin,
+		Timeout: hf.defaultTimeout, HasMatcher: hf.grouped}
+	if group != nil {
+		if v, ok := group.get("matcher"); ok {
+			_ = json.Unmarshal(v, &in.Matcher)
 		}
 	}
-	return found, nil
+	switch hf.failure {
+	case failSwitch:
+		in.Failure = FailsClosed
+	case failClosed:
+		in.Failure = FailsClosed
+	case failClosedButTimeout:
+		in.Failure = FailsClosedButTimeout
+	}
+	return in
 }
 
 // Uncovered returns the tools of cfg's policy that the hook's matcher lets
@@ -130,11 +184,14 @@ func (hf *hookFile) find() ([]Installed, error) {
 // [[tool]] rules of the catalog and the config name (those without
 // wildcards: Write, Edit...).
 func (in Installed) Uncovered(cfg *policy.Config) []string {
-	if !in.HasMatcher {
+	if !in.HasMatcher || in.Post {
 		return nil
 	}
 	samples := []string{"Bash", "mcp__server__tool"}
-	if in.Host == hostio.Gemini {
+	switch in.Host {
+	case hostio.Claude:
+		samples = append(samples, "PowerShell")
+	case hostio.Gemini:
 		samples = []string{"run_shell_command", "mcp_server_tool", "mcp__server__tool"}
 	}
 	for _, name := range policy.HookTools(cfg) {
@@ -153,7 +210,7 @@ func (in Installed) Uncovered(cfg *policy.Config) []string {
 	}
 	var out []string
 	for _, s := range samples {
-		if !MatcherMatches(in.Matcher, s) {
+		if !MatcherMatches(in.Matcher, s) && !slices.Contains(out, s) {
 			out = append(out, s)
 		}
 	}

@@ -130,27 +130,6 @@ func (o *object) set(key string, v json.RawMessage) {
 	o.members = append(o.members, member{key, v})
 }
 
-// setFirst is set, but a new key goes first.
-func (o *object) setFirst(key string, v json.RawMessage) {
-	if _, ok := o.get(key); ok {
-		o.set(key, v)
-		return
-	}
-	o.members = append([]member{{key, v}}, o.members...)
-}
-
-func (o *object) delete(key string) {
-	out := o.members[:0]
-	for _, m := range o.members {
-		if m.key != key {
-			out = append(out, m)
-		}
-	}
-	o.members = out
-}
-
-func (o *object) empty() bool { return len(o.members) == 0 }
-
 // raw encodes o compactly.
 func (o *object) raw() json.RawMessage {
 	var b bytes.Buffer
@@ -166,33 +145,6 @@ func (o *object) raw() json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-// childObject returns the object at key, an empty one when key is absent,
-// and an error naming path when the value is not an object.
-func (o *object) childObject(path, key string) (*object, bool, error) {
-	v, ok := o.get(key)
-	if !ok || kind(v) == "null" {
-		return &object{}, false, nil
-	}
-	c, err := decodeObject(v)
-	if err != nil {
-		return nil, false, fmt.Errorf("%s%s is %s, not an object", path, key, kind(v))
-	}
-	return c, true, nil
-}
-
-// childArray returns the array at key, empty when key is absent.
-func (o *object) childArray(path, key string) ([]json.RawMessage, bool, error) {
-	v, ok := o.get(key)
-	if !ok || kind(v) == "null" {
-		return nil, false, nil
-	}
-	var a []json.RawMessage
-	if kind(v) != "an array" || json.Unmarshal(v, &a) != nil {
-		return nil, false, fmt.Errorf("%s%s is %s, not an array", path, key, kind(v))
-	}
-	return a, true, nil
 }
 
 // marshal encodes v without escaping HTML: commands hold "&&" and "<".
@@ -217,18 +169,6 @@ func rawArray(a []json.RawMessage) json.RawMessage {
 		b.Write(v)
 	}
 	b.WriteByte(']')
-	return b.Bytes()
-}
-
-// format indents the compact object raw with two spaces, as the hosts
-// write their settings, and ends it with a newline.
-func format(raw json.RawMessage) []byte {
-	var b bytes.Buffer
-	if err := json.Indent(&b, raw, "", "  "); err != nil {
-		// raw is built from valid pieces; keep it rather than lose it.
-		return append(append([]byte(nil), raw...), '\n')
-	}
-	b.WriteByte('\n')
 	return b.Bytes()
 }
 

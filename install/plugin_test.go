@@ -43,28 +43,38 @@ func TestPluginLayout(t *testing.T) {
 		Hooks       map[string][]struct {
 			Matcher string
 			Hooks   []struct {
-				Type, Command string
-				Timeout       int
+				Type, Command, OnFailure string
+				Timeout                  int
 			}
 		}
 	}
 	readJSON(t, "hooks/hooks.json", &hooks)
-	pre := hooks.Hooks["PreToolUse"]
-	if len(hooks.Hooks) != 1 || len(pre) != 1 || len(pre[0].Hooks) != 1 {
-		t.Fatalf("hooks.json: want one PreToolUse hook, got %+v", hooks.Hooks)
+	if len(hooks.Hooks) != 3 {
+		t.Fatalf("hooks.json: want PreToolUse, PostToolUse and PostToolUseFailure, got %+v", hooks.Hooks)
 	}
-	h := pre[0].Hooks[0]
-	if pre[0].Matcher != Matcher("claude", nil) {
-		t.Errorf("matcher %q, want %q as rewind install writes it", pre[0].Matcher, Matcher("claude", nil))
-	}
-	if h.Type != "command" || h.Command != `"${CLAUDE_PLUGIN_ROOT}/scripts/rewind" hook` {
-		t.Errorf("hook command %q", h.Command)
-	}
-	if _, ok := RewindHook(h.Command); !ok {
-		t.Errorf("the plugin's hook %q is not recognised as rewind's", h.Command)
-	}
-	if h.Timeout != 180 {
-		t.Errorf("timeout %d, want 180 (above the default budget)", h.Timeout)
+	for ev, groups := range hooks.Hooks {
+		if len(groups) != 1 || len(groups[0].Hooks) != 1 {
+			t.Fatalf("hooks.json: want one %s hook, got %+v", ev, groups)
+		}
+		h := groups[0].Hooks[0]
+		if groups[0].Matcher != Matcher("claude", nil) {
+			t.Errorf("%s matcher %q, want %q as rewind install writes it", ev, groups[0].Matcher, Matcher("claude", nil))
+		}
+		if ev != "PreToolUse" {
+			if h.Command != `"${CLAUDE_PLUGIN_ROOT}/scripts/rewind" outcome` || h.Timeout != 30 || h.OnFailure != "" {
+				t.Errorf("%s hook %+v", ev, h)
+			}
+			continue
+		}
+		if h.Type != "command" || h.Command != `"${CLAUDE_PLUGIN_ROOT}/scripts/rewind" hook` {
+			t.Errorf("hook command %q", h.Command)
+		}
+		if _, ok := RewindHook(h.Command); !ok {
+			t.Errorf("the plugin's hook %q is not recognised as rewind's", h.Command)
+		}
+		if h.Timeout != 180 || h.OnFailure != "block" {
+			t.Errorf("timeout %d and onFailure %q, want 180 (above the default budget) and block", h.Timeout, h.OnFailure)
+		}
 	}
 
 	var mcp struct {
@@ -108,8 +118,15 @@ func TestPluginScriptWithoutBinary(t *testing.T) {
 		} `json:"hookSpecificOutput"`
 	}
 	if err := json.Unmarshal(out, &got); err != nil || got.HookSpecificOutput.PermissionDecision != "ask" ||
-		!strings.Contains(got.HookSpecificOutput.PermissionDecisionReason, "go install github.com/rewind-dev/rewind/cmd/rewind@latest") {
+		!strings.Contains(got.HookSpecificOutput.PermissionDecisionReason, "go install github.com/rewind-dev/rewind/cmd/...@latest") {
 		t.Errorf("launcher output %s (%v)", out, err)
+	}
+	// The post-tool hook says nothing and succeeds without a binary.
+	cmd = exec.Command(sh, script, "outcome")
+	cmd.Env = []string{"PATH=" + t.TempDir(), "HOME=" + home}
+	cmd.Stdin = strings.NewReader(`{"hook_event_name":"PostToolUse","tool_name":"Bash","tool_input":{},"tool_response":{}}`)
+	if out, err := cmd.Output(); err != nil || len(out) > 0 {
+		t.Errorf("outcome without a binary: %q, %v", out, err)
 	}
 
 	// With a rewind in $HOME/go/bin, the launcher runs it.
@@ -126,6 +143,13 @@ func TestPluginScriptWithoutBinary(t *testing.T) {
 	if err != nil || string(out) != "fake rewind version\n" {
 		t.Errorf("launcher with a binary: %q, %v", out, err)
 	}
+	// The post-tool hook never starts the full binary.
+	cmd = exec.Command(sh, script, "outcome")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home}
+	cmd.Stdin = strings.NewReader("{}")
+	if out, err := cmd.Output(); err != nil || len(out) > 0 {
+		t.Errorf("outcome without the front: %q, %v", out, err)
+	}
 
 	// The hook runs rewind-hook, the light front, when it sits beside
 	// rewind, with the hook's flags; other commands still run rewind.
@@ -134,6 +158,7 @@ func TestPluginScriptWithoutBinary(t *testing.T) {
 	}
 	for args, want := range map[string]string{
 		"hook --host codex": "fake rewind-hook --host codex\n",
+		"outcome":           "fake rewind-hook \n",
 		"version":           "fake rewind version\n",
 	} {
 		cmd = exec.Command(sh, append([]string{script}, strings.Fields(args)...)...)

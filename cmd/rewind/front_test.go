@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -41,8 +42,11 @@ func TestFrontAgreesWithHook(t *testing.T) {
 			events++
 			t.Run(strings.TrimSuffix(filepath.Base(script), ".txtar")+"/"+f.Name, func(t *testing.T) {
 				t.Parallel()
-				full, fullErr := runHook(t, f.Data, "rewind", "hook", "--host", host)
-				front, frontErr := runHook(t, f.Data, "rewind-hook", "--host", host)
+				full, fullErr, fullCode := runHook(t, f.Data, "rewind", "hook", "--host", host)
+				front, frontErr, frontCode := runHook(t, f.Data, "rewind-hook", "--host", host)
+				if fullCode != frontCode {
+					t.Errorf("exit code differs: rewind hook %d, rewind-hook %d", fullCode, frontCode)
+				}
 				if full != front {
 					t.Errorf("stdout differs:\nrewind hook: %s\nrewind-hook: %s", full, front)
 				}
@@ -58,8 +62,9 @@ func TestFrontAgreesWithHook(t *testing.T) {
 }
 
 // runHook runs a hook command on the event, as a host does, in a home and
-// state of its own, and returns its stdout and stderr.
-func runHook(t *testing.T, event []byte, argv ...string) (stdout, stderr string) {
+// state of its own, and returns its stdout, stderr and exit code: 0, or the
+// refusal's 2 for the hosts that read exit codes.
+func runHook(t *testing.T, event []byte, argv ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	dir := t.TempDir()
 	cmd := exec.Command(argv[0], argv[1:]...)
@@ -70,8 +75,13 @@ func runHook(t *testing.T, event []byte, argv ...string) (stdout, stderr string)
 		"GORACE=atexit_sleep_ms=0")
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && ee.ExitCode() == 2 {
+		return out.String(), errb.String(), 2
+	}
+	if err != nil {
 		t.Fatalf("%s: %v: %s", strings.Join(argv, " "), err, errb.String())
 	}
-	return out.String(), errb.String()
+	return out.String(), errb.String(), 0
 }

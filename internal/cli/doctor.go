@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
 	"github.com/rewind-dev/rewind/internal/version"
 	"github.com/rewind-dev/rewind/policy"
@@ -108,8 +109,11 @@ func newDoctorCmd() *cobra.Command {
 		Long: `doctor checks, one line each, with the fix for what is wrong: the config is
 found and valid; the ZVM is reachable, its TLS certificate trusted and the
 credentials accepted; the token cache is private and writable; every
-installed hook's timeout is above hook.budget; the binary each hook runs
-exists and is this version. It exits 1 when a check fails.
+installed hook's timeout (or the host's default) is above hook.budget, its
+matcher covers what the policy judges, and the host refuses a call whose
+hook never answered (a warning where it cannot); the command each hook runs
+resolves, outside the project, to this version; Codex has trusted its hook.
+It exits 1 when a check fails.
 
 --json prints one object: {"ok", "failed", "warnings", "checks": [{"state":
 "ok"|"warn"|"fail", "check", "message", "fix"}]}, the checks in the order
@@ -349,8 +353,9 @@ func (d *doctor) tokenCache() {
 	d.line(checkOK, "token cache", dir+" is writable, its files mode 0600", "")
 }
 
-// hooks checks every installed hook: its timeout against hook.budget, and
-// the binary it runs.
+// hooks checks every installed hook: its timeout against hook.budget,
+// its matcher against the policy, what the host does when it never
+// answers, whether Codex trusts it, and the binary it runs.
 func (d *doctor) hooks(ctx context.Context, cfg *policy.Config, cwd string) {
 	home, _ := os.UserHomeDir()
 	found, errs := install.Find(install.Env{Dir: cwd, Home: home})
@@ -371,53 +376,128 @@ func (d *doctor) hooks(ctx context.Context, cfg *policy.Config, cwd string) {
 	binaries := map[string]bool{}
 	seen := map[string]bool{}
 	for _, in := range found {
-		// A host with several events (Cursor) holds the same hook twice.
-		key := fmt.Sprint(in.Path, in.Timeout, in.TimeoutSet, in.Matcher, in.Binary)
-		if seen[key] {
+		binaries[in.Binary] = true
+		where := fmt.Sprintf("%s (%s)", in.Path, in.Host)
+		if in.Host == hostio.Codex {
+			d.codexTrust(in, home)
+		}
+		// A host with several pre-tool events (Windsurf) holds the same
+		// hook more than once: one line each for the file is enough.
+		key := fmt.Sprint(in.Path, in.Post, in.Timeout, in.TimeoutSet, in.Matcher, in.Binary, in.Failure)
+		if in.Post || seen[key] {
 			continue
 		}
 		seen[key] = true
+		if hostio.Retired(in.Host) {
+			d.line(checkWarn, "hook host", where+": "+in.Host.Name()+" was retired on 2026-06-18", "rewind install --host antigravity, for Antigravity CLI, which replaced it; rewind uninstall --host gemini")
+		}
 		what := "hook timeout"
-		where := fmt.Sprintf("%s (%s)", in.Path, in.Host)
 		switch {
 		case in.Timeout == 0:
-			d.line(checkWarn, what, where+": the host's hook timeout is its own and not in this file", fmt.Sprintf("make sure %s lets hooks run longer than hook.budget = %s", in.Host, budget))
+			d.line(checkWarn, what, where+": the host's hook timeout is its own and not in this file", fmt.Sprintf("make sure %s lets hooks run longer than hook.budget = %s", in.Host.Name(), budget))
 		case in.Timeout <= budget:
 			how := fmt.Sprintf("the timeout of %s", in.Timeout)
 			if !in.TimeoutSet {
 				how = fmt.Sprintf("no timeout, so the host's default of %s", in.Timeout)
 			}
-			d.line(checkFail, what, fmt.Sprintf("%s: %s is not above hook.budget = %s: the host would cancel the hook and let the call through unguarded", where, how, budget),
+			d.line(checkFail, what, fmt.Sprintf("%s: %s is not above hook.budget = %s: the host would stop the hook before it answers", where, how, budget),
 				fmt.Sprintf("rewind install --host %s again (writes %s), or lower hook.budget", in.Host, want))
 		default:
-			d.line(checkOK, what, fmt.Sprintf("%s: %s, above hook.budget = %s", where, in.Timeout, budget), "")
+			how := in.Timeout.String()
+			if !in.TimeoutSet {
+				how = fmt.Sprintf("no timeout, so the host's default of %s", in.Timeout)
+			}
+			d.line(checkOK, what, fmt.Sprintf("%s: %s, above hook.budget = %s", where, how, budget), "")
 		}
+		d.failure(in, where)
 		if missed := in.Uncovered(cfg); len(missed) > 0 {
 			d.line(checkFail, "hook matcher", fmt.Sprintf("%s: the matcher %q lets %s past the hook unjudged", where, in.Matcher, strings.Join(missed, ", ")),
 				fmt.Sprintf("rewind install --host %s again, which writes a matcher for the config's rules", in.Host))
 		}
-		binaries[in.Binary] = true
 	}
 	for _, bin := range slices.Sorted(maps.Keys(binaries)) {
 		d.binary(ctx, bin)
 	}
 }
 
-// binary checks that the binary a hook runs exists and is this version.
+// failure says what the host does with a call whose hook never answered:
+// one that could not start (rewind not on the PATH), was stopped at its
+// timeout or crashed.
+func (d *doctor) failure(in install.Installed, where string) {
+	name := in.Host.Name()
+	switch in.Failure {
+	case install.FailsClosed:
+		d.line(checkOK, "hook failure", fmt.Sprintf("%s: %s refuses a call whose hook cannot start, times out or crashes", where, name), "")
+	case install.FailsClosedButTimeout:
+		d.line(checkOK, "hook failure", fmt.Sprintf("%s: %s refuses a call whose hook cannot start or crashes, but runs it when the hook times out", where, name), "")
+	case install.FailsOpenBySetting:
+		d.line(checkWarn, "hook failure", fmt.Sprintf("%s: installed to fail open: a call whose hook cannot start, times out or crashes runs unguarded", where),
+			fmt.Sprintf("rewind install --host %s again, without --fail-open", in.Host))
+	default:
+		d.line(checkWarn, "hook failure", fmt.Sprintf("%s: %s has no setting to refuse a call whose hook cannot start, times out or crashes: such a call runs unguarded", where, name),
+			"keep rewind-hook on the PATH the host starts with and the timeout above hook.budget, and run rewind doctor after changing either")
+	}
+}
+
+// codexTrust says whether Codex runs the hook: it skips a hook no person
+// trusted in /hooks, or one that changed since.
+func (d *doctor) codexTrust(in install.Installed, home string) {
+	where := fmt.Sprintf("%s (%s, %s)", in.Path, in.Host, in.Event)
+	const fix = "open /hooks in Codex and trust rewind's hook"
+	state, detail := install.CodexTrust(in, install.CodexHome(os.Getenv, home))
+	switch state {
+	case install.Trusted:
+		d.line(checkOK, "codex trust", where+": Codex trusts this hook as it is", "")
+	case install.Untrusted:
+		d.line(checkFail, "codex trust", where+": Codex has not trusted this hook, so it never runs it", fix)
+	case install.Modified:
+		d.line(checkFail, "codex trust", where+": the hook changed since Codex trusted it (a reinstall, a new budget), so Codex skips it", fix+" again")
+	case install.Disabled:
+		d.line(checkFail, "codex trust", where+": the hook is turned off in Codex's /hooks", "turn it on in /hooks")
+	default:
+		d.line(checkWarn, "codex trust", where+": cannot tell whether Codex trusts this hook: "+detail, "check /hooks in Codex")
+	}
+}
+
+// binary checks that the binary a hook runs resolves (on the PATH, for a
+// name, as the host's shell finds it), is no program of the project's, and
+// is this version.
 func (d *doctor) binary(ctx context.Context, bin string) {
-	path := bin
-	if !filepath.IsAbs(bin) {
-		p, err := exec.LookPath(bin)
-		if err != nil {
-			d.line(checkFail, "hook binary", bin+" is not on PATH", "rewind install again, which writes this binary's absolute path")
-			return
+	// A hook may name a program relative to the project, as hosts expand.
+	path := os.Expand(bin, func(k string) string {
+		switch k {
+		case "CLAUDE_PROJECT_DIR", "CURSOR_PROJECT_DIR":
+			return d.cwd
 		}
-		path = p
+		return "${" + k + "}"
+	})
+	if !filepath.IsAbs(path) {
+		if !strings.ContainsAny(path, `/\`) {
+			p, err := exec.LookPath(path)
+			if err != nil {
+				d.line(checkFail, "hook binary", fmt.Sprintf("%s is not on PATH: the host cannot start the hook", bin),
+					"put the folder go install writes to on PATH ($(go env GOBIN), or $(go env GOPATH)/bin), in the environment the host starts from")
+				return
+			}
+			path = p
+		} else {
+			// As a shell runs it: relative to the host's folder, the
+			// project.
+			path = filepath.Join(d.cwd, path)
+		}
+	}
+	// A project's settings, which come with a cloned repository, may name
+	// a program of that repository: doctor checks things, it does not run
+	// what a repository ships, and a hook should not run it either.
+	if inside(d.cwd, path) {
+		d.line(checkFail, "hook binary", fmt.Sprintf("%s resolves to %s, inside this project: a program the repository ships, which doctor does not run", bin, path),
+			"install rewind (go install github.com/rewind-dev/rewind/cmd/...@latest) and run rewind install again")
+		return
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		d.line(checkFail, "hook binary", path+" does not exist: the host cannot run the hook", "rewind install again from the rewind you want the host to run")
+		d.line(checkFail, "hook binary", path+" does not exist: the host cannot start the hook", "rewind install again from the rewind you want the host to run")
 		return
 	case err != nil:
 		d.line(checkFail, "hook binary", err.Error(), "make it readable")
@@ -432,14 +512,6 @@ func (d *doctor) binary(ctx context.Context, bin string) {
 			d.line(checkOK, "hook binary", path+" is this binary", "")
 			return
 		}
-	}
-	// A project's settings, which come with a cloned repository, may name
-	// a program of that repository: doctor checks things, it does not run
-	// what a repository ships.
-	if inside(d.cwd, path) {
-		d.line(checkWarn, "hook binary", path+" is inside this project, so doctor does not run it to read its version",
-			"rewind install, which writes the absolute path of an installed rewind")
-		return
 	}
 	mine := versionOutput()
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)

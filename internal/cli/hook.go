@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"strings"
+
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/spf13/cobra"
@@ -15,7 +17,9 @@ func newHookCmd() *cobra.Command {
 		Use:   "hook",
 		Short: "Run as the agent host's PreToolUse hook",
 		Long: `hook reads one PreToolUse event on stdin and writes rewind's decision on
-stdout, as the host's hook protocol says, then exits 0.
+stdout, as the host's hook protocol says, then exits 0 (or, for the hosts
+that read a refusal from the exit code, 2, with the reason on stderr). A
+post-tool event is logged as the outcome of the call it follows, silently.
 
 A call that changes nothing gets no output at all, so the host's own
 permission flow goes on. A call that would change a protected VM runs only
@@ -41,6 +45,15 @@ they follow hook.on_error (default: allow, with a warning to the user).`,
 		},
 	}
 	cmd.Flags().StringVar(&configPath, "config", "", "config `file` (default: discovered, see the README)")
-	cmd.Flags().StringVar(&host, "host", "claude", "the agent host whose protocol to speak: claude, codex, gemini, cursor or copilot")
+	cmd.Flags().StringVar(&host, "host", "claude", "the agent host whose protocol to speak: "+hostList())
 	return cmd
+}
+
+// hostList names the hosts --host takes, for help texts.
+func hostList() string {
+	names := make([]string, len(hostio.Hosts))
+	for i, h := range hostio.Hosts {
+		names[i] = string(h)
+	}
+	return strings.Join(names, ", ")
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 
+	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
 	"github.com/rewind-dev/rewind/internal/hookfront"
@@ -18,19 +19,20 @@ import (
 // installFlags are the flags install and uninstall share.
 type installFlags struct {
 	scope, host, configPath string
-	dryRun, json            bool
+	dryRun, json, failOpen  bool
 	// install is set for install, whose config sets the hook's timeout
 	// and matcher; uninstall needs none.
 	install bool
 }
 
-func (f *installFlags) register(cmd *cobra.Command) {
+func (f *installFlags) register(cmd *cobra.Command, install bool) {
 	cmd.Flags().StringVar(&f.scope, "scope", "", "`project`, user or local (default: project; user for codex)")
-	cmd.Flags().StringVar(&f.host, "host", "claude", "the agent host: claude, codex, gemini, cursor or copilot")
+	cmd.Flags().StringVar(&f.host, "host", "claude", "the agent host: "+hostList())
 	cmd.Flags().BoolVar(&f.dryRun, "dry-run", false, "print the changes as a diff and write nothing")
 	cmd.Flags().BoolVar(&f.json, "json", false, "print the plan (and, without --dry-run, what was written) as one JSON object")
-	if f.install = cmd.Name() == "install"; f.install {
+	if f.install = install; install {
 		cmd.Flags().StringVar(&f.configPath, "config", "", "config `file` whose hook.budget sets the timeout (default: discovered)")
+		cmd.Flags().BoolVar(&f.failOpen, "fail-open", false, "let a call through when the hook cannot start, times out or crashes, where the host has that choice (default: the host blocks it)")
 	}
 }
 
@@ -66,7 +68,11 @@ func (f *installFlags) options() (install.Options, error) {
 			return o, &hintError{err: err, hint: "fix the config: its hook.budget sets the hook's timeout"}
 		}
 	}
-	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin), Config: cfg}, nil
+	// Without a state folder, an uninstall takes out what rewind's
+	// entries leave empty, as for an install made elsewhere.
+	state, _ := audit.StateDir(os.Getenv)
+	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin),
+		Config: cfg, FailOpen: f.failOpen, StateDir: state}, nil
 }
 
 // hookFront is the path of rewind-hook, the light hook front, when it is
@@ -101,17 +107,26 @@ func newInstallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "install",
 		Short: "Add rewind's hook and MCP server to an agent host's settings",
-		Long: `install adds rewind to an agent host's settings: the PreToolUse hook (with a
-timeout above hook.budget, running this binary by its absolute path) and,
-where the host keeps MCP servers in a file rewind edits, the MCP server.
+		Long: `install adds rewind to an agent host's settings: the pre-tool hook, with a
+timeout above hook.budget and, where the host allows it, asking the host to
+block a call when the hook cannot start, times out or crashes (--fail-open
+lets such a call through instead); the post-tool hook that logs how each call
+ended, where the host has one and rewind-hook is installed; and, where the
+host keeps MCP servers in a file rewind edits, the MCP server.
 
-It merges with what is there: every other setting, hook and unknown key is
-kept, in its order. Running it again changes nothing. A settings file that
-does not parse is refused, and nothing is written. With --dry-run the
-changes are printed as a diff instead.`,
+A file the project commits (the project scope) runs rewind by its name,
+which every machine finds on its PATH; the user and local scopes run this
+binary by its absolute path.
+
+It edits the files in place: every other setting, hook and unknown key
+stays as it was written, and only rewind's entries change. Running it again
+changes nothing. A settings file that does not parse is refused, and nothing
+is written. With --dry-run the changes are printed as a diff instead. It
+ends with the next steps for the host.`,
 		Example: `  rewind install                     # Claude Code, this project (.claude/settings.json, .mcp.json)
   rewind install --scope user        # Claude Code, every project
-  rewind install --host codex --dry-run`,
+  rewind install --host codex --dry-run
+  rewind install --host antigravity  # Antigravity CLI, this project (.agents/)`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
@@ -125,7 +140,7 @@ changes are printed as a diff instead.`,
 			return report(cmd.OutOrStdout(), o, res, f, "installed")
 		},
 	}
-	f.register(cmd)
+	f.register(cmd, true)
 	return cmd
 }
 
@@ -134,8 +149,9 @@ func newUninstallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Remove what rewind install added to an agent host's settings",
-		Long: `uninstall takes rewind's hook and MCP server out of an agent host's settings,
-and nothing else; objects and files that only held them go too.`,
+		Long: `uninstall takes rewind's hooks and MCP server out of an agent host's settings,
+and nothing else. What the install made for them (objects, files, folders)
+goes too, so that the settings are as they were before it.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
@@ -149,7 +165,7 @@ and nothing else; objects and files that only held them go too.`,
 			return report(cmd.OutOrStdout(), o, res, f, "removed")
 		},
 	}
-	f.register(cmd)
+	f.register(cmd, false)
 	return cmd
 }
 
@@ -172,6 +188,7 @@ func report(w io.Writer, o install.Options, res *install.Result, f installFlags,
 	if len(res.Changes) == 0 {
 		if done == "installed" {
 			fmt.Fprintf(w, "rewind is already installed for %s: nothing to change\n", where)
+			notes(w, res)
 		} else {
 			fmt.Fprintf(w, "rewind is not installed for %s: nothing to change\n", where)
 		}
@@ -183,7 +200,7 @@ func report(w io.Writer, o install.Options, res *install.Result, f installFlags,
 		}
 		return nil
 	}
-	if err := install.Apply(res.Changes); err != nil {
+	if err := res.Apply(); err != nil {
 		return err
 	}
 	for _, c := range res.Changes {
@@ -200,10 +217,13 @@ func report(w io.Writer, o install.Options, res *install.Result, f installFlags,
 		fmt.Fprintf(w, "unchanged %s\n", p)
 	}
 	fmt.Fprintf(w, "rewind %s for %s\n", done, where)
-	if done == "installed" {
-		for _, n := range res.Notes {
-			fmt.Fprintf(w, "note: %s\n", n)
-		}
-	}
+	notes(w, res)
 	return nil
+}
+
+// notes writes the next steps, the one not to miss last.
+func notes(w io.Writer, res *install.Result) {
+	for _, n := range res.Notes {
+		fmt.Fprintf(w, "next: %s\n", n)
+	}
 }

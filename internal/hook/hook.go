@@ -25,8 +25,8 @@ type Result = judge.Result
 
 // Run reads one event from stdin and writes the decision to stdout, within
 // the config's hook.budget counted from Run's start, taking the checkpoint
-// of a protect verdict from Zerto: see judge.Run. It always returns exit
-// code 0.
+// of a protect verdict from Zerto, and returns the answer's exit code: see
+// judge.Run.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
 	return judge.Run(ctx, stdin, stdout, withZerto(opts))
 }

@@ -65,7 +65,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer, full func() (
 		fmt.Fprintf(stderr, "rewind: %v\n", err)
 		return 1
 	}
-	step := &relay{full: full, stderr: stderr, args: hookArgs(h, *configPath)}
+	step := &relay{full: full, stderr: stderr, args: hookArgs(h, *configPath), host: h}
 	return judge.Run(context.Background(), stdin, stdout, judge.Options{
 		Host:       h,
 		ConfigPath: *configPath,
@@ -106,13 +106,15 @@ type relay struct {
 	full   func() (string, error)
 	args   []string
 	stderr io.Writer
+	host   hostio.Host
 }
 
 // answer is what rewind hook made of the call.
 type answer struct {
-	out  []byte
-	err  error
-	done chan struct{}
+	out, errOut []byte
+	code        int
+	err         error
+	done        chan struct{}
 }
 
 func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protection {
@@ -130,7 +132,7 @@ func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protec
 		// after this process's: its answer may still come.
 		select {
 		case <-a.done:
-			return a.protection(call, bin)
+			return a.protection(call, bin, s.host)
 		case <-ctx.Done():
 			stop()
 			return noHook(call, fmt.Errorf("%s hook did not answer within the budget of %s", bin, budget))
@@ -143,25 +145,38 @@ func (s *relay) Protect(_ context.Context, call *judge.ProtectCall) judge.Protec
 		cmd.Stdin = bytes.NewReader(call.Event.Raw())
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, s.stderr
+		var errOut bytes.Buffer
+		if exitCodes(s.host) {
+			// The refusal's reason is on stderr: it is the answer.
+			cmd.Stderr = &errOut
+		}
 		a.err = cmd.Run()
-		a.out = out.Bytes()
+		var ee *exec.ExitError
+		if errors.As(a.err, &ee) && exitCodes(s.host) && ee.ExitCode() == hostio.Blocking {
+			a.err, a.code = nil, hostio.Blocking
+		}
+		a.out, a.errOut = out.Bytes(), errOut.Bytes()
 	}()
 	// rewind hook keeps to the budget itself; should it not, the budget
 	// watch answers through the overrun above.
 	<-a.done
-	return a.protection(call, bin)
+	return a.protection(call, bin, s.host)
 }
+
+// exitCodes reports whether host h reads a refusal from the hook's exit
+// code and its reason from stderr.
+func exitCodes(h hostio.Host) bool { return h == hostio.Kiro || h == hostio.Windsurf }
 
 // protection passes rewind hook's answer on, or denies the call when there
 // is none: without it, the call would run without a checkpoint.
-func (a *answer) protection(call *judge.ProtectCall, bin string) judge.Protection {
+func (a *answer) protection(call *judge.ProtectCall, bin string, h hostio.Host) judge.Protection {
 	var ee *exec.ExitError
 	switch {
 	case errors.As(a.err, &ee):
 		return noHook(call, fmt.Errorf("%s hook exited with %v", bin, ee))
 	case a.err != nil:
 		return noHook(call, a.err)
-	case !decisionObject(a.out):
+	case !decided(h, a):
 		// For a call to protect, rewind hook always says something: the
 		// checkpoint, pending, ask or deny. No answer, or an empty one,
 		// means it judged the call otherwise (another version beside
@@ -169,7 +184,19 @@ func (a *answer) protection(call *judge.ProtectCall, bin string) judge.Protectio
 		// checkpoint behind it.
 		return noHook(call, fmt.Errorf("%s hook wrote no decision for a call to protect", bin))
 	}
-	return judge.Protection{Answer: append([]byte{}, a.out...)}
+	return judge.Protection{Answer: &hostio.Response{
+		Stdout: append([]byte{}, a.out...), Stderr: append([]byte{}, a.errOut...), Code: a.code}}
+}
+
+// decided reports whether a is an answer rewind hook gives a call to
+// protect: a JSON object with at least one member or, to the hosts that
+// read exit codes, a refusal with its reason or a checkpoint to tell.
+func decided(h hostio.Host, a *answer) bool {
+	if exitCodes(h) {
+		return a.code == hostio.Blocking && len(bytes.TrimSpace(a.errOut)) > 0 ||
+			a.code == 0 && len(bytes.TrimSpace(a.out)) > 0
+	}
+	return decisionObject(a.out)
 }
 
 // decisionObject reports whether out is one JSON object with at least one

@@ -164,3 +164,28 @@ func TestRelayOutOfTime(t *testing.T) {
 		t.Errorf("stdout %q, want a deny naming the budget", out.String())
 	}
 }
+
+// TestRelayExitCode checks the relay to a host that reads a refusal from
+// the exit code: rewind hook's exit code 2 and its reason on stderr are
+// the answer, passed on as they are; an exit code 2 without a reason is no
+// answer.
+func TestRelayExitCode(t *testing.T) {
+	const windsurfEvent = `{"agent_action_name":"pre_run_command","trajectory_id":"t","execution_id":"e","tool_info":{"command_line":"ssh web-01 sudo reboot","cwd":"/"}}`
+	for _, tt := range []struct {
+		name, body, wantErr string
+		wantCode            int
+	}{
+		{"Refused", `echo 'rewind: VPG web is not meeting SLA' >&2; exit 2`, "rewind: VPG web is not meeting SLA\n", 2},
+		{"NoReason", `exit 2`, "wrote no decision for a call to protect", 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dir := sandbox(t)
+			full := fakeHook(t, dir, tt.body)
+			var out, errb bytes.Buffer
+			code := run([]string{"--host", "windsurf"}, strings.NewReader(windsurfEvent), &out, &errb, full)
+			if code != tt.wantCode || out.Len() > 0 || !strings.Contains(errb.String(), tt.wantErr) {
+				t.Errorf("exit %d, stdout %q, stderr %q; want exit %d and %q", code, out.String(), errb.String(), tt.wantCode, tt.wantErr)
+			}
+		})
+	}
+}

@@ -13,7 +13,9 @@
 // judged by a program that starts as fast as Go allows, by this same code.
 //
 // Run never fails: whatever happens — a malformed event, a broken config, a
-// panic — it writes at most one protocol object on stdout and returns exit
-// code 0, because a hook that crashes lets the call through unguarded and
-// says nothing about why.
+// panic — it writes at most one protocol answer and returns its exit code
+// (0, or the refusal's for the hosts that read exit codes), because a hook
+// that crashes lets the call through unguarded on most hosts and says
+// nothing about why. A post-tool event goes the same way to the audit log
+// as the call's outcome, and is answered with nothing.
 package judge

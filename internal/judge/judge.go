@@ -39,10 +39,15 @@ type Options struct {
 }
 
 // Run reads one event from stdin and writes the decision to stdout, within
-// the config's hook.budget counted from Run's start. It always returns exit
-// code 0: every outcome, errors included, is a decision. Every decision but
-// a plain "none" is appended to the audit log before it is written, so the
-// audit ID a protected call is told about exists when the agent reads it.
+// the config's hook.budget counted from Run's start, and returns the exit
+// code of the answer: 0, but for the hosts that read a refusal from exit
+// code 2 (and its reason from stderr). Every outcome, errors included, is
+// a decision. Every decision but a plain "none" is appended to the audit
+// log before it is written, so the audit ID a protected call is told about
+// exists when the agent reads it.
+//
+// A post-tool event, which says how a call ended, is appended to the log as
+// the call's outcome (see audit.Log.AppendOutcome), and gets no answer.
 func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) int {
 	r := &run{opts: &opts, start: time.Now(), budget: policy.DefaultBudget, configured: make(chan settings, 3)}
 	decided := make(chan hostio.Decision, 1)
@@ -68,18 +73,25 @@ func Run(ctx context.Context, stdin io.Reader, stdout io.Writer, opts Options) i
 	if answered.rec != nil {
 		answered.appendAudit()
 	}
-	if answered.answer != nil {
-		// Decided, logged and encoded by the process the protect step
+	resp := answered.answer
+	if resp == nil {
+		// Not decided, logged and encoded by the process the protect step
 		// handed the call to.
-		if _, err := stdout.Write(answered.answer); err != nil {
+		r, err := hostio.Respond(opts.Host, answered.ev, d)
+		if err != nil {
 			answered.warnf("writing the decision: %v", err)
 		}
-		return 0
+		resp = &r
 	}
-	if err := hostio.Encode(stdout, opts.Host, d); err != nil {
-		answered.warnf("writing the decision: %v", err)
+	if len(resp.Stdout) > 0 {
+		if _, err := stdout.Write(resp.Stdout); err != nil {
+			answered.warnf("writing the decision: %v", err)
+		}
 	}
-	return 0
+	if len(resp.Stderr) > 0 && opts.Stderr != nil {
+		opts.Stderr.Write(resp.Stderr)
+	}
+	return resp.Code
 }
 
 // await waits for the decision, but not past the budget: every step of the
@@ -159,7 +171,7 @@ type run struct {
 	id string
 	// answer is the host's answer as a protect step relayed it, written
 	// as is; nil for an answer Run encodes.
-	answer []byte
+	answer *hostio.Response
 }
 
 // callID is the audit ID of this run's call: the same in the answer that
@@ -211,6 +223,10 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return r.internalError(err)
 	}
 	r.ev = ev
+	if ev.Outcome != nil {
+		r.recordOutcome(ctx)
+		return hostio.Decision{}
+	}
 	return r.judge(ctx)
 }
 

@@ -70,7 +70,7 @@ func TestProtectStep(t *testing.T) {
 			return protected
 		}), `"additionalContext":"rewind: checkpoint taken"`, audit.DecisionProtected},
 		{"Relayed", stepFunc(func(context.Context, *ProtectCall) Protection {
-			return Protection{Answer: relayed}
+			return Protection{Answer: &hostio.Response{Stdout: relayed}}
 		}), string(relayed), ""},
 		{"NoStep", nil, `"permissionDecision":"deny"`, audit.DecisionDeny},
 	}

@@ -78,7 +78,7 @@ type Protection struct {
 	// Answer, when set, is the host's answer as another hook process
 	// wrote it, having decided and logged the call itself: it is written
 	// as it is, and nothing is logged again.
-	Answer []byte
+	Answer *hostio.Response
 }
 
 // capturing is what the watch in await needs to answer a protect call
