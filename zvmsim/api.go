@@ -428,6 +428,7 @@ func (c *call) failoverTestStop() {
 		if v.test == nil {
 			return fail(http.StatusBadRequest, "There is no failover test running for VPG %s.", v.cfg.Name)
 		}
+		s.recordStopLocked(v, body.FailoverTestSuccess, body.FailoverTestSummary)
 		kept := s.vms[:0]
 		for _, vm := range s.vms {
 			if vm.testOf == nil || vm.vpg != v {

@@ -293,6 +293,29 @@ func (w *bufferWriter) Write(b []byte) (int, error) {
 	return w.body.Write(b)
 }
 
+// TestStop is the body of a failover test's stop as the simulator
+// received it; nil fields were not sent.
+type TestStop struct {
+	FailoverTestSuccess *bool
+	FailoverTestSummary *string
+}
+
+func (s *Server) recordStopLocked(v *vpgState, success *bool, summary *string) {
+	if s.stops == nil {
+		s.stops = map[*vpgState]TestStop{}
+	}
+	s.stops[v] = TestStop{FailoverTestSuccess: success, FailoverTestSummary: summary}
+}
+
+// LastTestStop returns the body of the latest stop of the VPG's failover
+// test: what Zerto's test report says of it.
+func (s *Server) LastTestStop(vpgName string) (TestStop, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.stops[s.vpgByName(vpgName)]
+	return st, ok
+}
+
 // Resync empties a VPG's journal the way a re-sync does: every checkpoint
 // it holds is gone, and the journal fills again from the next tick.
 func (s *Server) Resync(vpgName string) error {

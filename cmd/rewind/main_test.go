@@ -50,6 +50,7 @@ func TestScript(t *testing.T) {
 			"sim":        cmdSim,
 			"simctl":     cmdSimctl,
 			"lastrecord": cmdLastRecord,
+			"tty":        cmdTTY,
 		},
 	})
 }

@@ -70,7 +70,7 @@ func uiOptions(configPath string, getenv func(string) string, stderr io.Writer) 
 		return ui.Options{}, err
 	}
 	o := ui.Options{Log: audit.Open(dir)}
-	u := &undo{configPath: configPath, getenv: getenv, stderr: stderr}
+	u := &undo{config: configPath, getenv: getenv, stderr: stderr}
 	svc, err := u.service()
 	if err != nil {
 		o.ZertoProblem = err.Error()
