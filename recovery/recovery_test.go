@@ -73,12 +73,9 @@ func (l *lab) lastRecord(t *testing.T) audit.Record {
 }
 
 // asOperator confirms with the labs' operator, as a person typing their
-// own credentials does, and keeps the plan it was shown.
-func (l *lab) asOperator(t *testing.T, shown **Plan) func(context.Context, *Plan) (*Operator, error) {
-	return func(_ context.Context, p *Plan) (*Operator, error) {
-		if shown != nil {
-			*shown = p
-		}
+// own credentials does.
+func (l *lab) asOperator() func(context.Context, *Plan) (*Operator, error) {
+	return func(context.Context, *Plan) (*Operator, error) {
 		return l.svc.NewOperator(operatorUser, operatorPassword)
 	}
 }
@@ -132,7 +129,7 @@ func TestTestAndStop(t *testing.T) {
 
 	// The running test excludes a second one and a restore.
 	for _, mode := range []string{ModeTest, ModeRestore} {
-		_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: mode, Confirm: l.asOperator(t, nil)})
+		_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: mode, Confirm: l.asOperator()})
 		var se *StateError
 		if !errors.As(err, &se) || !se.TestRunning || !strings.Contains(err.Error(), "failover test") {
 			t.Errorf("%s during a test: %v, want a StateError", mode, err)
@@ -224,9 +221,13 @@ func TestRestore(t *testing.T) {
 			var (
 				states []zvm.TaskState
 				texts  []string
-				shown  *Plan
+				shown  string
 			)
-			res := l.one(t, Request{ID: rec.ID, Mode: ModeRestore, Confirm: l.asOperator(t, &shown), Progress: func(pr Progress) {
+			confirm := func(ctx context.Context, p *Plan) (*Operator, error) {
+				shown = p.Text()
+				return l.asOperator()(ctx, p)
+			}
+			res := l.one(t, Request{ID: rec.ID, Mode: ModeRestore, Confirm: confirm, Progress: func(pr Progress) {
 				if pr.Text != "" {
 					texts = append(texts, pr.Text)
 					return
@@ -251,10 +252,11 @@ func TestRestore(t *testing.T) {
 			// in it and in the result, logged as a rewind point.
 			b := res.Before
 			if b.AuditID == "" || b.Checkpoint == "" || !strings.HasPrefix(b.Tag, "rewind-") || !b.Time.After(p.Time) ||
-				shown == nil || shown.BeforeID != b.AuditID || !strings.Contains(shown.Text(), b.Tag) {
+				!strings.Contains(shown, "Before restoring, rewind takes a checkpoint of db-01 as it is now") {
 				t.Errorf("checkpoint of now %+v, shown %+v", b, shown)
 			}
-			if len(texts) == 0 || !strings.Contains(texts[0], "taking a checkpoint of db-01 as it is now") {
+			if len(texts) != 2 || !strings.Contains(texts[0], "taking a checkpoint of db-01 as it is now") ||
+				!strings.Contains(texts[1], b.Tag) || !strings.Contains(texts[1], "rewind undo "+b.AuditID+" --restore undoes this restore") {
 				t.Errorf("progress texts %q", texts)
 			}
 			recs, _ := l.Log.Read(audit.Filter{Limit: 2})
@@ -278,7 +280,7 @@ func TestRestore(t *testing.T) {
 			}
 
 			// The restore is undone by going back to the checkpoint of now.
-			back := l.one(t, Request{ID: b.AuditID, Mode: ModeRestore, Confirm: l.asOperator(t, nil)})
+			back := l.one(t, Request{ID: b.AuditID, Mode: ModeRestore, Confirm: l.asOperator()})
 			if cp, op, _ := l.Sim.VMRecovery("db-01"); cp.ID != b.Checkpoint || op != "RestoreCommitted" || !slices.Equal(back.Committed, []string{"db-01"}) {
 				t.Errorf("undoing the restore: db-01 at %s by %q, result %+v", cp.ID, op, back)
 			}
@@ -287,7 +289,8 @@ func TestRestore(t *testing.T) {
 }
 
 // TestRestoreNeedsTheOperator: a restore runs with a person's own Zerto
-// credentials, never the hook's, and without them nothing is restored.
+// credentials, never the hook's, and without them nothing is restored, nor
+// any checkpoint taken.
 func TestRestoreNeedsTheOperator(t *testing.T) {
 	l := newLab(t)
 	rec := l.protected(t, "db-01")
@@ -310,8 +313,8 @@ func TestRestoreNeedsTheOperator(t *testing.T) {
 			}
 		})
 	}
-	if n := l.Sim.Count("restore"); n != 0 {
-		t.Errorf("%d restores sent without the operator", n)
+	if n, ins := l.Sim.Count("restore"), l.Sim.Count("insert"); n != 0 || ins != 1 {
+		t.Errorf("%d restores and %d inserts sent without the operator, want only the hook's insert", n, ins)
 	}
 	// The hook's credentials, as the agent's environment holds them, are
 	// refused as an operator's.
@@ -343,7 +346,7 @@ func TestRestoreStopsFollowing(t *testing.T) {
 	l.Sim.SetTaskSteps(3)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
-	_, err := l.svc.Run(ctx, Request{ID: rec.ID, Mode: ModeRestore, Confirm: l.asOperator(t, nil), Progress: func(pr Progress) {
+	_, err := l.svc.Run(ctx, Request{ID: rec.ID, Mode: ModeRestore, Confirm: l.asOperator(), Progress: func(pr Progress) {
 		if pr.Task.State == zvm.TaskInProgress {
 			cancel()
 		}
@@ -366,7 +369,7 @@ func TestRestoreStopsFollowing(t *testing.T) {
 	}
 	l.Sim.SetTaskSteps(0)
 	// Rolled back, the VM is as it was before the restore.
-	res := l.one(t, Request{ID: rec.ID, Mode: ModeRollback, Confirm: l.asOperator(t, nil)})
+	res := l.one(t, Request{ID: rec.ID, Mode: ModeRollback, Confirm: l.asOperator()})
 	if _, _, ok := l.Sim.VMRecovery("db-01"); ok || !slices.Equal(res.Committed, []string{"db-01"}) {
 		t.Errorf("after the rollback db-01 is still recovered (%+v)", res)
 	}
@@ -374,7 +377,7 @@ func TestRestoreStopsFollowing(t *testing.T) {
 		t.Errorf("record of the rollback: %+v", r)
 	}
 	// With nothing waiting, Zerto refuses and says why.
-	_, err = l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeCommit, Confirm: l.asOperator(t, nil)})
+	_, err = l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeCommit, Confirm: l.asOperator()})
 	var ze *zvm.Error
 	if !errors.As(err, &ze) || !strings.Contains(ze.Message, "no journal restore awaiting commit or rollback for VM db-01") {
 		t.Errorf("commit of nothing: %v", err)
@@ -387,7 +390,7 @@ func TestRestoreStopsFollowing(t *testing.T) {
 	if err != nil || task == "" {
 		t.Fatal(err)
 	}
-	l.one(t, Request{ID: rec.ID, Mode: ModeCommit, Confirm: l.asOperator(t, nil)})
+	l.one(t, Request{ID: rec.ID, Mode: ModeCommit, Confirm: l.asOperator()})
 	if _, op, _ := l.Sim.VMRecovery("db-01"); op != "RestoreCommitted" {
 		t.Errorf("after the commit db-01 is %q", op)
 	}
@@ -403,7 +406,7 @@ func TestOneVMOneRestore(t *testing.T) {
 	}
 	before := len(l.Sim.Requests())
 	for _, mode := range []string{ModeTest, ModeRestore} {
-		_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: mode, Confirm: l.asOperator(t, nil)})
+		_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: mode, Confirm: l.asOperator()})
 		var ce *ChoiceError
 		if !errors.As(err, &ce) || err.Error() != "web-01 has a rewind point in VPGs fast and other: choose the one to go back in; nothing was sent to Zerto" {
 			t.Errorf("%s without a choice: %v", mode, err)
@@ -421,7 +424,7 @@ func TestOneVMOneRestore(t *testing.T) {
 		t.Errorf("%d requests sent before a choice", n)
 	}
 
-	res := l.one(t, Request{ID: rec.ID, Mode: ModeRestore, VPGs: []string{"OTHER"}, Confirm: l.asOperator(t, nil)})
+	res := l.one(t, Request{ID: rec.ID, Mode: ModeRestore, VPGs: []string{"OTHER"}, Confirm: l.asOperator()})
 	if res.Point.VPG != "other" || l.Sim.Count("restore") != 1 {
 		t.Errorf("restore from other: %+v, %d restores sent", res, l.Sim.Count("restore"))
 	}
@@ -441,7 +444,7 @@ func TestAllOrNone(t *testing.T) {
 	if _, err := l.Sim.StartTest("other", "", operatorUser); err != nil {
 		t.Fatal(err)
 	}
-	_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeRestore, Confirm: l.asOperator(t, nil)})
+	_, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeRestore, Confirm: l.asOperator()})
 	var se *StateError
 	if !errors.As(err, &se) || se.VPG != "other" {
 		t.Fatalf("Run: %v, want other's refusal", err)
@@ -479,7 +482,7 @@ func TestAgedOutOrEmptied(t *testing.T) {
 	if _, err := l.Sim.WriteCheckpoint("fast"); err != nil {
 		t.Fatal(err)
 	}
-	_, err = l.svc.Run(t.Context(), Request{ID: p.AuditID, Mode: ModeRestore, Confirm: l.asOperator(t, nil)})
+	_, err = l.svc.Run(t.Context(), Request{ID: p.AuditID, Mode: ModeRestore, Confirm: l.asOperator()})
 	if !errors.As(err, &ae) || ae.Emptied || !ae.Earliest.After(p.Time) ||
 		!strings.Contains(err.Error(), "it aged out or the journal was emptied by a re-sync") {
 		t.Fatalf("restore of an aged-out checkpoint: %v", err)
@@ -502,7 +505,7 @@ func TestWrongState(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, mode := range []string{ModeTest, ModeRestore} {
-		_, err := l.svc.Run(t.Context(), Request{ID: p.AuditID, Mode: mode, Confirm: l.asOperator(t, nil)})
+		_, err := l.svc.Run(t.Context(), Request{ID: p.AuditID, Mode: mode, Confirm: l.asOperator()})
 		var se *StateError
 		want := "VPG fast is FailingOver/FailingOverBeforeCommit: Zerto cannot test or restore it until that ends"
 		if !errors.As(err, &se) || err.Error() != want {

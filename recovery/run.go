@@ -30,8 +30,7 @@ type Request struct {
 	// nil leaves it unsaid.
 	Passed *bool
 	// Confirm asks the person, when the plan needs it (see
-	// Plan.NeedsConfirm), after every check passed and, for a restore,
-	// after the checkpoint of now was taken. It returns the person's
+	// Plan.NeedsConfirm), after every check passed. It returns the person's
 	// Operator for a mode that needs one (NeedsOperator), or nil, and an
 	// error when the person did not confirm. A nil Confirm confirms
 	// nothing: such a rewind is refused.
@@ -64,9 +63,11 @@ type Plan struct {
 	// Tests are, for a stop, who started each VPG's test, in Points' order.
 	Tests []TestOwner
 	// Before are, for a restore run by Run, the checkpoints of the VMs as
-	// they are now, in Points' order, and BeforeID the audit id they are
-	// logged under: `rewind undo BeforeID --restore` undoes the restore.
-	// Plan leaves them empty: Run takes them before it confirms.
+	// they are just before it, in Points' order, and BeforeID the audit id
+	// they are logged under: `rewind undo BeforeID --restore` undoes the
+	// restore. Run takes them once the person confirmed (a refused or
+	// mistyped confirmation leaves no checkpoint behind), and names them
+	// in a Progress step before the restore starts, and in its Results.
 	Before   []Point
 	BeforeID string
 }
@@ -164,8 +165,9 @@ func (s *Service) Points(ctx context.Context, req Request) ([]Point, error) {
 }
 
 // Run is the whole rewind, the one operation every front end calls: Plan,
-// then for a restore the checkpoint of now, then the person's confirmation
-// when the plan needs one, then the mode on each point in turn, stopping
+// then the person's confirmation when the plan needs one (an operator's
+// credentials checked with Zerto), then for a restore the checkpoint of
+// the VMs as they are now, then the mode on each point in turn, stopping
 // at the first failure. It returns the results of the points done, with
 // that failure.
 func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
@@ -177,12 +179,6 @@ func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 	say := func(i int, text string) {
 		if req.Progress != nil {
 			req.Progress(Progress{Index: i, Of: n, VPG: plan.Points[i].VPG, Text: text})
-		}
-	}
-	if plan.Mode == ModeRestore {
-		say(0, "taking a checkpoint of "+strings.Join(allVMs(plan.Points), ", ")+" as it is now, so that the restore can be undone")
-		if err := s.checkpointNow(ctx, plan); err != nil {
-			return nil, err
 		}
 	}
 	var op *Operator
@@ -200,6 +196,16 @@ func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 			if err := op.Login(ctx); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if plan.Mode == ModeRestore {
+		say(0, "taking a checkpoint of "+strings.Join(allVMs(plan.Points), ", ")+" as it is now, so that the restore can be undone")
+		if err := s.checkpointNow(ctx, plan); err != nil {
+			return nil, err
+		}
+		for i, b := range plan.Before {
+			say(i, fmt.Sprintf("the checkpoint of %s as it is now is %q (CheckpointIdentifier %s): rewind undo %s --restore undoes this restore",
+				strings.Join(b.VMNames(), ", "), b.Tag, b.Checkpoint, plan.BeforeID))
 		}
 	}
 	var results []Result

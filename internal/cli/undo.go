@@ -350,7 +350,7 @@ func (u *undo) print(res recovery.Result) error {
 		}
 		fmt.Fprintf(w, "%s (VPG %s) restored to %s and committed: Zerto's commit task %s.\n", strings.Join(res.Committed, ", "), p.VPG, cp, res.State)
 		if b := res.Before; b.AuditID != "" {
-			fmt.Fprintf(w, "The checkpoint of %s just before the restore is %s: to undo the restore,\n  rewind undo %s --restore\n", vms, describe(b), b.AuditID)
+			fmt.Fprintf(w, "%s as %s just before the restore: %s. To undo the restore:\n  rewind undo %s --restore\n", vms, wasWere(len(p.VMs)), describe(b), b.AuditID)
 		}
 	}
 	return nil
@@ -381,6 +381,13 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "it was"
+	}
+	return "they were"
 }
 
 func isAre(n int) string {

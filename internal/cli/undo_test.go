@@ -209,7 +209,7 @@ func TestUndoConfirmation(t *testing.T) {
 					t.Errorf("%s: recovered %v by %q", vm, ok, op)
 				}
 			}
-			if out := stdout.String(); !strings.Contains(out, "restored to checkpoint") || !strings.Contains(out, "to undo the restore,\n  rewind undo ") {
+			if out := stdout.String(); !strings.Contains(out, "restored to checkpoint") || !strings.Contains(out, "To undo the restore:\n  rewind undo ") {
 				t.Errorf("stdout %q", out)
 			}
 		})
