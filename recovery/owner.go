@@ -98,4 +98,3 @@ func hasFold(list []string, s string) bool {
 	}
 	return false
 }
-
