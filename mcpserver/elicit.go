@@ -118,4 +118,3 @@ func newState() string {
 	rand.Read(b)
 	return base64.RawURLEncoding.EncodeToString(b)
 }
-

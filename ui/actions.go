@@ -233,6 +233,26 @@ func (j *job) isDone() bool {
 	return j.done
 }
 
+// restoresWaiting returns the audit ids of the calls whose latest restore
+// was sent to Zerto (it has a task) and did not end committed: such a
+// restore may wait in Zerto for its commit or rollback, which the page
+// offers. A later restore, commit or rollback of the call ends it.
+func restoresWaiting(recs []audit.Record) map[string]bool {
+	waiting := map[string]bool{}
+	for _, r := range recs {
+		if r.Rewinds == "" {
+			continue
+		}
+		switch {
+		case r.Decision == audit.DecisionUndoFailed && r.Task != "" && strings.HasSuffix(r.Excerpt, " --"+recovery.ModeRestore):
+			waiting[r.Rewinds] = true
+		case r.Decision == audit.DecisionUndoRestore, r.Decision == audit.DecisionUndoRollback, r.Decision == audit.DecisionUndoCommit:
+			delete(waiting, r.Rewinds)
+		}
+	}
+	return waiting
+}
+
 // prepared is what the page shows before an action: what it does, what a
 // restore loses, the names to type, whether the person's own Zerto
 // credentials are asked, and why Zerto cannot run it now.

@@ -674,3 +674,47 @@ func TestBadActions(t *testing.T) {
 		t.Errorf("%d failover tests started", n)
 	}
 }
+
+// TestRollbackThroughThePage: a restore that was sent and did not end
+// committed may wait in Zerto; the page offers its commit and rollback,
+// which need the operator's credentials like the restore.
+func TestRollbackThroughThePage(t *testing.T) {
+	l := newLab(t)
+	r := l.Protected(t, "toolu_rb", "web-01")
+	c := l.browser(t)
+	cp := r.Checkpoints[0]
+	// A restore Zerto has, waiting for its commit, which rewind stopped
+	// following.
+	l.Sim.SetTaskSteps(0)
+	task, err := l.svc.Z.Restore(t.Context(), cp.VMIdentifier, zvm.RestoreOptions{VPGIdentifier: cp.VPGIdentifier,
+		CheckpointIdentifier: cp.Identifier, CommitPolicy: zvm.CommitNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Log.Append(&audit.Record{Tool: "rewind ui", Decision: audit.DecisionUndoFailed, Rewinds: r.ID, Task: task,
+		Excerpt: "rewind ui " + r.ID + " --restore", Checkpoints: r.Checkpoints, Error: "context canceled"}); err != nil {
+		t.Fatal(err)
+	}
+	vms := c.page("/fragment/vms")
+	if !strings.Contains(vms, `data-action="rollback" data-id="`+r.ID+`"`) || !strings.Contains(vms, "may wait in Zerto for its commit") {
+		t.Fatalf("the VMs view offers no rollback:\n%s", vms)
+	}
+	resp, out := c.post("/api/action", url.Values{"mode": {"rollback"}, "id": {r.ID}, "vpg": {cp.VPGIdentifier}, "confirm": {"web-01"}})
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("rollback without credentials: %s %v", resp.Status, out)
+	}
+	resp, out = c.post("/api/action", url.Values{"mode": {"rollback"}, "id": {r.ID}, "vpg": {cp.VPGIdentifier}, "confirm": {"web-01"},
+		"zvm_user": {"operator"}, "zvm_password": {"op-secret"}})
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("rollback: %s %v", resp.Status, out)
+	}
+	if st := c.waitJob(out["id"].(string)); st["ok"] != true || !strings.Contains(st["message"].(string), "rolled back") {
+		t.Fatalf("rollback job: %v", st)
+	}
+	if _, _, ok := l.Sim.VMRecovery("web-01"); ok {
+		t.Error("web-01 is still restored after the rollback")
+	}
+	if strings.Contains(c.page("/fragment/vms"), `data-action="rollback"`) {
+		t.Error("the VMs view still offers a rollback")
+	}
+}

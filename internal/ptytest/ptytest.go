@@ -60,4 +60,3 @@ func Run(cmd *exec.Cmd, answers []string) (transcript string, err error) {
 func atPrompt(b []byte) bool {
 	return bytes.HasSuffix(b, []byte(": ")) || bytes.HasSuffix(b, []byte("? "))
 }
-
