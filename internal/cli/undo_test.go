@@ -186,7 +186,7 @@ func TestUndoConfirmation(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			err := l.undo(rec.ID, recovery.ModeRestore, tty, &stdout, &stderr).run(context.Background())
 			if len(tty.prompts) == 0 || !strings.HasPrefix(tty.prompts[0], "To restore, type the VM name") ||
-				!strings.Contains(tty.said.String(), "loses every change made to") || !strings.Contains(tty.said.String(), "as it is now is") {
+				!strings.Contains(tty.said.String(), "loses every change made to") || !strings.Contains(tty.said.String(), "Before restoring, rewind takes a checkpoint") {
 				t.Errorf("the terminal showed %q and asked %q", tty.said.String(), tty.prompts)
 			}
 			if !tt.restore {
@@ -211,6 +211,9 @@ func TestUndoConfirmation(t *testing.T) {
 			}
 			if out := stdout.String(); !strings.Contains(out, "restored to checkpoint") || !strings.Contains(out, "To undo the restore:\n  rewind undo ") {
 				t.Errorf("stdout %q", out)
+			}
+			if !strings.Contains(stderr.String(), "as it is now is") {
+				t.Errorf("stderr %q does not name the checkpoint of now before the restore", stderr.String())
 			}
 		})
 	}
