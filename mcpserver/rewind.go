@@ -188,10 +188,7 @@ func (s *Server) terminalOnly(ctx context.Context, svc *recovery.Service, rq rec
 	for _, l := range plan.Losses {
 		out.Loss = append(out.Loss, lossOutput(l))
 	}
-	out.Command = "rewind undo " + rq.ID + " --" + rq.Mode
-	for _, v := range rq.VPGs {
-		out.Command += " --vpg " + quoteArg(v)
-	}
+	out.Command = recovery.Command(rq.ID, false, rq.Mode, rq.VPGs)
 	verb := map[string]string{recovery.ModeRestore: "Restore", recovery.ModeRollback: "Rollback"}[rq.Mode]
 	res := textResult(
 		verb+" refused: Zerto was not asked to change anything. rewind runs a "+rq.Mode+" only with the person's own Zerto credentials, which they type in a terminal of their own; no MCP client carries them, and a confirm argument is not the person's word.",
@@ -199,14 +196,6 @@ func (s *Server) terminalOnly(ctx context.Context, svc *recovery.Service, rq rec
 		"Tell the person what it does; if they want it, they run:\n  "+out.Command)
 	res.IsError = true
 	return res, out, nil
-}
-
-// quoteArg quotes a VPG name for a shell command line when it needs it.
-func quoteArg(s string) string {
-	if s != "" && !strings.ContainsAny(s, " \t\n'\"\\$`;&|<>()*?[]#~!{}") {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in StopTestInput) (*mcp.CallToolResult, RewindOutput, error) {
@@ -228,7 +217,7 @@ func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in Stop
 		case !confirmed:
 			out.Refused, out.Points = true, rewoundPoints(plan.Points)
 			res := textResult("Stop refused: the failover test was not started by rewind, and the person did not confirm its stop in the host's dialog; nothing was stopped.",
-				plan.Text(), "The person can stop it in a terminal: rewind undo "+rq.ID+" --stop-test")
+				plan.Text(), "The person can stop it in a terminal: "+recovery.Command(rq.ID, false, rq.Mode, rq.VPGs))
 			res.IsError = true
 			return res, out, nil
 		}

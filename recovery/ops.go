@@ -217,11 +217,44 @@ func stateOf(st zvm.VPGStatus, sub zvm.VPGSubStatus) string {
 
 // commandFor is the `rewind undo` command of mode for p.
 func commandFor(p Point, mode string) string {
-	id := p.AuditID
-	if id == "" {
-		id = "--checkpoint " + p.Checkpoint
+	if p.AuditID == "" {
+		return Command(p.Checkpoint, true, mode, []string{p.VPG})
 	}
-	return fmt.Sprintf("rewind undo %s --%s --vpg %s", id, mode, p.VPG)
+	return Command(p.AuditID, false, mode, []string{p.VPG})
+}
+
+// Command is the `rewind undo` command line that runs mode for id (a
+// CheckpointIdentifier when checkpoint is set) in vpgs, quoted for a shell
+// where a name needs it: the command a front end tells a person to run in
+// their terminal.
+func Command(id string, checkpoint bool, mode string, vpgs []string) string {
+	var b strings.Builder
+	b.WriteString("rewind undo ")
+	if checkpoint {
+		b.WriteString("--checkpoint ")
+	}
+	b.WriteString(shellWord(id) + " --" + mode)
+	for _, v := range vpgs {
+		b.WriteString(" --vpg " + shellWord(v))
+	}
+	return b.String()
+}
+
+// shellWord quotes s for a POSIX shell when it holds anything but letters,
+// digits and -._:/@.
+func shellWord(s string) string {
+	s = oneLine(s)
+	plain := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-._:/@", r)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // preflight runs the checks of mode before anything is sent: the

@@ -631,3 +631,23 @@ func TestRestoreEndpoints(t *testing.T) {
 		t.Errorf("text %q", got)
 	}
 }
+
+func TestCommand(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		id         string
+		checkpoint bool
+		mode       string
+		vpgs       []string
+		want       string
+	}{
+		{"4en4xgkf6jph", false, ModeRestore, nil, "rewind undo 4en4xgkf6jph --restore"},
+		{"1000118", true, ModeTest, []string{"fast"}, "rewind undo --checkpoint 1000118 --test --vpg fast"},
+		{"4en4xg", false, ModeRollback, []string{"lab apps", "it's"}, `rewind undo 4en4xg --rollback --vpg 'lab apps' --vpg 'it'\''s'`},
+		{"x;rm -rf ~", false, ModeCommit, []string{"$(id)\n"}, `rewind undo 'x;rm -rf ~' --commit --vpg '$(id) '`},
+	} {
+		if got := Command(tt.id, tt.checkpoint, tt.mode, tt.vpgs); got != tt.want {
+			t.Errorf("Command(%q, %v, %q, %q) = %s, want %s", tt.id, tt.checkpoint, tt.mode, tt.vpgs, got, tt.want)
+		}
+	}
+}
