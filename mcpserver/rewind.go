@@ -266,20 +266,19 @@ func refusal(out RewindOutput, err error) (*mcp.CallToolResult, RewindOutput, er
 	var (
 		ce  *recovery.ChoiceError
 		amb *audit.AmbiguousError
+		se  *recovery.StateError
+		ae  *recovery.AgedOutError
+		pe  *recovery.PrefixError
 	)
-	if !errors.As(err, &ce) && !errors.As(err, &amb) {
-		var (
-			se *recovery.StateError
-			ae *recovery.AgedOutError
-			pe *recovery.PrefixError
-		)
-		if !errors.As(err, &se) && !errors.As(err, &ae) && !errors.As(err, &pe) {
-			return nil, RewindOutput{}, err
-		}
+	switch {
+	case errors.As(err, &ce), errors.As(err, &amb), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &pe):
+	default:
+		// Not a refusal of the checks: the SDK makes it the tool's error.
+		return nil, RewindOutput{}, err
 	}
 	out.Refused = true
 	out.Failed = &RewindFailure{Error: err.Error()}
-	if errors.As(err, &ce) && len(ce.VPGs) > 0 {
+	if ce != nil && len(ce.VPGs) > 0 {
 		out.Failed.Error += "; ask the person which VPG, and call again with vpg set to it"
 	}
 	r := textResult(out.Mode + " refused before anything was sent: " + out.Failed.Error)
