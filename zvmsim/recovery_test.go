@@ -133,6 +133,7 @@ func TestJournalHistoryAgesCheckpointsOut(t *testing.T) {
 // for its commit shows a Completed task, and the VM still waits: only
 // RestoreCommit keeps it.
 func TestRestoreCompletesBeforeCommit(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	ts.SetStrict(Strict{RestoreCompletesBeforeCommit: true})
 	c := newClient(t, ts)
@@ -163,6 +164,7 @@ func TestRestoreCompletesBeforeCommit(t *testing.T) {
 // TestRestoreRequestKept: the simulator keeps every field of a restore's
 // body, so that a test can check what a client asked for.
 func TestRestoreRequestKept(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	vpg, vm := ts.VPGIdentifier("lab-apps"), ts.VMIdentifier("web-01")
@@ -187,6 +189,7 @@ func TestRestoreRequestKept(t *testing.T) {
 // TestOneVMOneRestore: a VM that two VPGs protect is restored from one of
 // them at a time; the second restore is refused while the first waits.
 func TestOneVMOneRestore(t *testing.T) {
+	t.Parallel()
 	sc := DefaultScenario()
 	sc.VPGs[2].VMs = append(sc.VPGs[2].VMs, "web-01")
 	ts := NewTestServer(t, sc)
@@ -205,6 +208,7 @@ func TestOneVMOneRestore(t *testing.T) {
 // TestTestSomeoneElseStarted: StartTest runs a drill through the API as a
 // person; its task says who started it.
 func TestTestSomeoneElseStarted(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	id, err := ts.StartTest("lab-apps", "", "drill-lead")
@@ -230,6 +234,7 @@ func TestTestSomeoneElseStarted(t *testing.T) {
 // TestResyncEmptiesJournal: a re-sync drops every checkpoint, while the
 // VPG's configured history stays what it was.
 func TestResyncEmptiesJournal(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	if err := ts.Resync("lab-apps"); err != nil {

@@ -114,6 +114,7 @@ func writes(reqs []zvmsim.Request) []string {
 // TestUndoCheckBeforeAsking: a restore bound to fail is refused before the
 // person is asked anything, and before the checkpoint of now.
 func TestUndoCheckBeforeAsking(t *testing.T) {
+	t.Parallel()
 	l := newUndoLab(t)
 	rec := l.protected(t, "lab-apps", "web-01")
 	if err := l.sim.SetVPGStatus("lab-apps", zvmsim.StatusMoving, zvmsim.SubStatusNone); err != nil {
@@ -131,6 +132,7 @@ func TestUndoCheckBeforeAsking(t *testing.T) {
 // restored in both or in none: a VPG that cannot restore (here, Zerto is
 // moving it) stops the restore before the other VPG's VM is sent anywhere.
 func TestUndoChecksEveryVPGFirst(t *testing.T) {
+	t.Parallel()
 	l := newUndoLab(t)
 	rec := l.protected(t, "lab-apps", "web-01")
 	cps, _ := l.sim.Checkpoints("lab-legacy")
@@ -159,6 +161,7 @@ func TestUndoChecksEveryVPGFirst(t *testing.T) {
 // terminal typed the VM names and their own Zerto credentials; the hook's
 // credentials are refused, and a refusal sends nothing that restores.
 func TestUndoConfirmation(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		vms     []string
@@ -180,6 +183,7 @@ func TestUndoConfirmation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			l := newUndoLab(t)
 			rec := l.protected(t, "lab-apps", tt.vms...)
 			tty := &fakeTerminal{answers: tt.answers}
@@ -223,6 +227,7 @@ func TestUndoConfirmation(t *testing.T) {
 // and refuses, sending nothing that changes anything; standard input is
 // never read.
 func TestUndoNoTerminal(t *testing.T) {
+	t.Parallel()
 	l := newUndoLab(t)
 	rec := l.protected(t, "lab-apps", "web-01")
 	before := len(l.sim.Requests())
@@ -243,6 +248,7 @@ func TestUndoNoTerminal(t *testing.T) {
 // TestUndoStopSomeoneElses: the stop of a test rewind did not start is
 // asked at the terminal, and refused without one.
 func TestUndoStopSomeoneElses(t *testing.T) {
+	t.Parallel()
 	l := newUndoLab(t)
 	rec := l.protected(t, "lab-apps", "web-01")
 	if _, err := l.sim.StartTest("lab-apps", "", zvmsim.DefaultUser); err != nil {
