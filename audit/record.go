@@ -28,6 +28,10 @@ const (
 	DecisionUndoTest     = "undo-test"
 	DecisionUndoStopTest = "undo-stop-test"
 	DecisionUndoRestore  = "undo-restore"
+	// DecisionUndoRollback and DecisionUndoCommit: a person rolled back,
+	// or committed, a journal restore that waited for it.
+	DecisionUndoRollback = "undo-rollback"
+	DecisionUndoCommit   = "undo-commit"
 	// DecisionUndoFailed: one of those did not happen; Error (and
 	// ZertoError, when Zerto refused or failed) says why.
 	DecisionUndoFailed = "undo-failed"
@@ -84,6 +88,10 @@ type Record struct {
 	// Rewinds is, on the record of a rewind, the ID of the call it went
 	// back for; empty for a rewind to a bare checkpoint.
 	Rewinds string `json:"rewinds,omitempty"`
+	// Task is, on the record of a rewind, Zerto's task identifier of the
+	// operation (the last one, such as a restore's commit): how rewind
+	// tells a failover test it started from one someone else did.
+	Task string `json:"task,omitempty"`
 	// ElapsedMS is how long the hook took to decide, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms"`
 	// Outcome is how the call ended, joined by Read and Find from the

@@ -8,9 +8,12 @@
 // enforce; zerto_tag_checkpoint takes a checkpoint through capture, as the
 // hook does; the listings read Zerto through zvm and the decision log
 // through audit; zerto_rewind and zerto_stop_test go back through
-// recovery, the layer `rewind undo` and the local page share. The built-in
-// catalog lists the server's own tools, so the hook asks the person before
-// a journal restore runs.
+// recovery's one operation, the one `rewind undo` and the local page run.
+// A restore or its rollback never runs here: they need the person's own
+// Zerto credentials, which no MCP channel carries safely, so the tool says
+// what the restore would lose and the terminal command that runs it. The
+// stop of a failover test rewind did not start is asked of the person by
+// MCP elicitation, in the host's own dialog (elicit.go).
 //
 // The config is found for every call the way the hook finds it (--config,
 // $REWIND_CONFIG, .rewind.toml upwards from the server's directory, the user

@@ -16,20 +16,25 @@ import (
 
 // RewindInput names a rewind point and what to do with it.
 type RewindInput struct {
-	ID      string `json:"id" jsonschema:"the rewind point: an audit_id from zerto_rewind_points (a unique prefix will do), or a bare CheckpointIdentifier"`
-	Mode    string `json:"mode" jsonschema:"test: a failover test from the checkpoint; test copies of the VMs come up on the recovery site beside the live VMs, which are untouched (nothing is lost; end it with zerto_stop_test). restore: the VMs are restored to the checkpoint and the restore committed; everything they wrote since is lost"`
-	Confirm bool   `json:"confirm,omitempty" jsonschema:"for restore: true once the person has agreed to lose what the VMs wrote since the checkpoint. Without it a restore is refused with what it would lose, and Zerto is not asked to restore anything"`
+	ID   string `json:"id" jsonschema:"the rewind point: an audit_id from zerto_rewind_points (a unique prefix of at least 6 characters will do), or a bare CheckpointIdentifier"`
+	Mode string `json:"mode" jsonschema:"test: a failover test from the checkpoint; test copies of the VMs come up on the recovery site beside the live VMs, which are untouched (nothing is lost; end it with zerto_stop_test). restore and rollback are never run here: the answer says what a restore would lose and the command the person runs in their own terminal, with their own Zerto credentials"`
+	VPG  string `json:"vpg,omitempty" jsonschema:"for a VM the hook protected in several VPGs: the VPG to go back in, as the person chose it; without it such a rewind is refused, naming the VPGs"`
+	// Confirm is read so that a model that sends it learns why it changes
+	// nothing, instead of meeting a schema error.
+	Confirm bool `json:"confirm,omitempty" jsonschema:"not a confirmation: a model cannot confirm a restore for a person, and this argument changes nothing"`
 }
 
 // StopTestInput names the rewind point whose failover test to stop.
 type StopTestInput struct {
-	ID string `json:"id" jsonschema:"the rewind point the test was started from (audit_id or CheckpointIdentifier); the failover test running on its VPG is stopped"`
+	ID  string `json:"id" jsonschema:"the rewind point the test was started from (audit_id or CheckpointIdentifier); the failover test running on its VPG is stopped"`
+	VPG string `json:"vpg,omitempty" jsonschema:"for a VM the hook protected in several VPGs: the VPG whose test to stop"`
 }
 
 // RewindOutput is the outcome of zerto_rewind and zerto_stop_test.
 type RewindOutput struct {
-	Mode    string         `json:"mode" jsonschema:"test, stop-test or restore"`
-	Refused bool           `json:"refused,omitempty" jsonschema:"a restore without confirm: Zerto was not asked to restore anything"`
+	Mode    string         `json:"mode" jsonschema:"test, stop-test, restore or rollback"`
+	Refused bool           `json:"refused,omitempty" jsonschema:"nothing was sent to Zerto that changes anything: a restore or rollback, which the person runs in a terminal, or a stop the person did not confirm"`
+	Command string         `json:"command,omitempty" jsonschema:"for a refused restore or rollback: the command the person runs in a terminal of their own"`
 	Loss    []Loss         `json:"loss,omitempty" jsonschema:"for restore: what it loses, per VPG"`
 	Results []RewindResult `json:"results,omitempty" jsonschema:"one per VPG of the rewind point, in order"`
 	Failed  *RewindFailure `json:"failed,omitempty" jsonschema:"the VPG whose rewind failed, after the results of those done"`
@@ -77,7 +82,7 @@ type RewindResult struct {
 
 // RewindFailure is a VPG whose rewind failed.
 type RewindFailure struct {
-	VPG   string `json:"vpg"`
+	VPG   string `json:"vpg,omitempty"`
 	Error string `json:"error" jsonschema:"why, with Zerto's own message when Zerto refused or failed"`
 	Task  string `json:"task,omitempty"`
 }
@@ -85,53 +90,70 @@ type RewindFailure struct {
 // recoveryTools are the tools of this file.
 var recoveryTools = []string{"zerto_rewind", "zerto_stop_test"}
 
+// rewindModes are the modes zerto_rewind takes: the test it runs, and the
+// modes it answers with the terminal command.
+var rewindModes = []string{recovery.ModeTest, recovery.ModeRestore, recovery.ModeRollback}
+
 func (s *Server) addRecovery() {
 	in, err := jsonschema.For[RewindInput](nil)
 	if err != nil {
 		panic("mcpserver: " + err.Error())
 	}
-	in.Properties["mode"].Enum = []any{recovery.ModeTest, recovery.ModeRestore}
+	in.Properties["mode"].Enum = []any{recovery.ModeTest, recovery.ModeRestore, recovery.ModeRollback}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:  "zerto_rewind",
 		Title: "Go back to a rewind point",
-		Description: `Goes back to a rewind point (from zerto_rewind_points) through Zerto, as rewind undo does, for the VMs the call touched.
+		Description: `Goes back to a rewind point (from zerto_rewind_points) through Zerto, for the VMs the call touched.
 mode "test" starts a failover test from the checkpoint: test copies come up on the recovery site beside the live VMs, which are untouched. Check them, then end the test with zerto_stop_test.
-mode "restore" restores the VMs to the checkpoint and commits: everything they wrote since is lost. Call it first without confirm: it is refused, Zerto is not asked to restore anything, and the answer says what would be lost. Tell the person; only once they agree, call it again with confirm: true. rewind's hook also asks the person before a restore runs.`,
+mode "restore" (and "rollback" of a restore that waits for its commit) is not run here: a restore changes the VMs' disks and runs only with the person's own Zerto credentials, which they type in their own terminal. The answer says what the restore would lose and the command to give the person; Zerto is not asked to change anything.
+A VM the hook protected in several VPGs goes back in one of them: pass the person's choice as vpg.`,
 		InputSchema: in,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true), OpenWorldHint: ptr(true)},
 	}, s.rewind)
 	mcp.AddTool(s.srv, &mcp.Tool{
-		Name:        "zerto_stop_test",
-		Title:       "Stop a failover test",
-		Description: "Stops the failover test running on the VPGs of a rewind point, as rewind undo --stop-test does: the test copies go away; the live VMs were never touched.",
+		Name:  "zerto_stop_test",
+		Title: "Stop a failover test",
+		Description: `Stops the failover test running on the VPGs of a rewind point, as rewind undo --stop-test does: the test copies go away; the live VMs were never touched.
+A test rewind did not start (a drill someone began in Zerto) is stopped only when the person confirms it in the host's own dialog (MCP elicitation); a client that cannot ask is refused. Zerto's test report gets no verdict of pass or fail.`,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 	}, s.stopTest)
 }
 
-// findPoints returns the recovery layer over the config's ZVM and the audit
-// log, for tool, and the rewind points of the call id names.
-func (s *Server) findPoints(ctx context.Context, tool, id string) (*recovery.Service, []recovery.Point, error) {
+// service returns the recovery layer over the config's ZVM and the audit
+// log, for tool. A rewind is followed to its end, as rewind undo follows
+// it, however long Zerto takes, so the caller's ctx gets no deadline: the
+// client's cancellation ends the wait, not Zerto's task.
+func (s *Server) service(tool string) (*recovery.Service, error) {
 	cfg, err := s.config()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	z, err := s.zerto(cfg)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, s.o.Getenv)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
+	}
+	if zo.URL == "" {
+		return nil, errNoZerto
+	}
+	zo.Warnf = s.warnf
+	z, err := zvm.New(zo)
+	if err != nil {
+		return nil, err
 	}
 	dir, err := s.stateDir()
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	// A rewind is followed to its end, as rewind undo follows it, however
-	// long Zerto takes, so ctx gets no deadline here: the client's
-	// cancellation ends the wait, not Zerto's task.
-	svc := &recovery.Service{Z: z, Log: audit.Open(dir), Poll: s.o.Poll, Tool: tool, Warnf: s.warnf}
-	points, err := svc.Find(ctx, id)
-	if err != nil {
-		return nil, nil, err
+	svc := recovery.NewService(cfg, z, zo, dir)
+	svc.Poll, svc.Tool, svc.Warnf = s.o.Poll, tool, s.warnf
+	return svc, nil
+}
+
+func vpgChoice(vpg string) []string {
+	if vpg = strings.TrimSpace(vpg); vpg == "" {
+		return nil
 	}
-	return svc, points, nil
+	return []string{vpg}
 }
 
 func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in RewindInput) (*mcp.CallToolResult, RewindOutput, error) {
@@ -140,90 +162,150 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 	if err := exactMode(req.Params.Arguments, in.Mode); err != nil {
 		return nil, RewindOutput{}, err
 	}
-	svc, points, err := s.findPoints(ctx, "zerto_rewind", in.ID)
+	svc, err := s.service("zerto_rewind")
 	if err != nil {
 		return nil, RewindOutput{}, err
 	}
-	out := RewindOutput{Mode: in.Mode, Points: rewoundPoints(points)}
-	if in.Mode == recovery.ModeRestore && !in.Confirm {
-		out.Refused = true
-		var texts []string
-		for _, p := range points {
-			l, err := svc.Loss(ctx, p)
-			if err != nil {
-				return nil, RewindOutput{}, err
-			}
-			out.Loss = append(out.Loss, lossOutput(l))
-			texts = append(texts, l.Text)
-		}
-		res := textResult(append([]string{"Restore refused: confirm is not true, and Zerto was not asked to restore anything. Tell the person what the restore loses; only if they agree, call zerto_rewind again with confirm: true."}, texts...)...)
-		res.IsError = true
-		return res, out, nil
+	rq := recovery.Request{ID: in.ID, Mode: in.Mode, VPGs: vpgChoice(in.VPG)}
+	if recovery.NeedsOperator(in.Mode) {
+		return s.terminalOnly(ctx, svc, rq)
 	}
-	op := svc.Test
-	if in.Mode == recovery.ModeRestore {
-		op = svc.Restore
-		// A restore is not undone: for a call that touched several
-		// VPGs, every one of them must be able to restore before the
-		// first is sent.
-		for _, p := range points {
-			if err := svc.Check(ctx, p, recovery.ModeRestore); err != nil {
-				out.Failed = &RewindFailure{VPG: p.VPG, Error: err.Error()}
-				r := textResult(fmt.Sprintf("restore refused before anything was restored: VPG %s cannot restore: %v", p.VPG, err))
-				r.IsError = true
-				return r, out, nil
-			}
-		}
+	return s.run(ctx, req, svc, rq, RewindOutput{Mode: in.Mode})
+}
+
+// terminalOnly answers a restore or a rollback: rewind runs them only with
+// the person's own Zerto credentials, typed at their terminal, and no MCP
+// channel carries those safely (form elicitation must not ask for secrets,
+// and whoever drives the server's pipe answers an elicitation). The
+// answer says what the rewind would do, from reads only, and the command.
+func (s *Server) terminalOnly(ctx context.Context, svc *recovery.Service, rq recovery.Request) (*mcp.CallToolResult, RewindOutput, error) {
+	out := RewindOutput{Mode: rq.Mode, Refused: true}
+	plan, err := svc.Plan(ctx, rq)
+	if err != nil {
+		return refusal(out, err)
 	}
-	return s.run(ctx, req, points, op, out)
+	out.Points = rewoundPoints(plan.Points)
+	for _, l := range plan.Losses {
+		out.Loss = append(out.Loss, lossOutput(l))
+	}
+	out.Command = recovery.Command(rq.ID, false, rq.Mode, rq.VPGs)
+	verb := map[string]string{recovery.ModeRestore: "Restore", recovery.ModeRollback: "Rollback"}[rq.Mode]
+	res := textResult(
+		verb+" refused: Zerto was not asked to change anything. rewind runs a "+rq.Mode+" only with the person's own Zerto credentials, which they type in a terminal of their own; no MCP client carries them, and a confirm argument is not the person's word.",
+		plan.Text(),
+		"Tell the person what it does; if they want it, they run:\n  "+out.Command)
+	res.IsError = true
+	return res, out, nil
 }
 
 func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in StopTestInput) (*mcp.CallToolResult, RewindOutput, error) {
-	svc, points, err := s.findPoints(ctx, "zerto_stop_test", in.ID)
+	svc, err := s.service("zerto_stop_test")
 	if err != nil {
 		return nil, RewindOutput{}, err
 	}
-	return s.run(ctx, req, points, svc.StopTest, RewindOutput{Mode: recovery.ModeStopTest, Points: rewoundPoints(points)})
+	rq := recovery.Request{ID: in.ID, Mode: recovery.ModeStopTest, VPGs: vpgChoice(in.VPG)}
+	out := RewindOutput{Mode: recovery.ModeStopTest}
+	plan, err := svc.Plan(ctx, rq)
+	if err != nil {
+		return refusal(out, err)
+	}
+	if plan.NeedsConfirm() {
+		confirmed, ask := s.stopConfirmed(req, rq, plan)
+		switch {
+		case ask != nil:
+			return ask, RewindOutput{}, nil
+		case !confirmed:
+			out.Refused, out.Points = true, rewoundPoints(plan.Points)
+			res := textResult("Stop refused: the failover test was not started by rewind, and the person did not confirm its stop in the host's dialog; nothing was stopped.",
+				plan.Text(), "The person can stop it in a terminal: "+recovery.Command(rq.ID, false, rq.Mode, rq.VPGs))
+			res.IsError = true
+			return res, out, nil
+		}
+		rq.Confirm = func(context.Context, *recovery.Plan) (*recovery.Operator, error) { return nil, nil }
+	}
+	return s.run(ctx, req, svc, rq, out)
 }
 
-// run applies op to each point in turn, stopping at the first failure,
-// and reports Zerto's task progress to a client that asked for it.
-func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, points []recovery.Point,
-	op func(context.Context, recovery.Point, func(zvm.Task)) (recovery.Result, error), out RewindOutput) (*mcp.CallToolResult, RewindOutput, error) {
-	progress := s.progress(ctx, req, len(points))
+// run runs the rewind through recovery's one operation, reporting Zerto's
+// task progress to a client that asked for it.
+func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, svc *recovery.Service, rq recovery.Request, out RewindOutput) (*mcp.CallToolResult, RewindOutput, error) {
+	rq.Progress = s.progress(ctx, req)
+	results, err := svc.Run(ctx, rq)
+	if err != nil && len(results) == 0 {
+		return refusal(out, err)
+	}
+	done := results
+	if err != nil {
+		done = results[:len(results)-1]
+	}
 	var lines []string
-	for i, p := range points {
-		res, err := op(ctx, p, func(t zvm.Task) { progress(i, t) })
-		if err != nil {
-			out.Failed = &RewindFailure{VPG: p.VPG, Error: err.Error(), Task: res.Task}
-			r := textResult(append(lines, fmt.Sprintf("%s of VPG %s failed: %v", out.Mode, p.VPG, err))...)
-			r.IsError = true
-			return r, out, nil
-		}
+	for _, res := range results {
+		out.Points = append(out.Points, rewoundPoints([]recovery.Point{res.Point})...)
+	}
+	for _, res := range done {
+		p := res.Point
 		out.Results = append(out.Results, RewindResult{
 			VPG: p.VPG, VMs: p.VMNames(), Checkpoint: p.Checkpoint, Tag: p.Tag,
 			Task: res.Task, State: res.State, TestVMs: res.TestVMs, RecoverySite: res.RecoverySite,
 		})
 		lines = append(lines, resultText(res))
 	}
+	if err != nil {
+		last := results[len(results)-1]
+		out.Failed = &RewindFailure{VPG: last.Point.VPG, Error: err.Error(), Task: last.Task}
+		r := textResult(append(lines, fmt.Sprintf("%s of VPG %s failed: %v", out.Mode, last.Point.VPG, err))...)
+		r.IsError = true
+		return r, out, nil
+	}
 	return textResult(lines...), out, nil
 }
 
-// progress returns a function that turns each Zerto task state into an MCP
-// progress notification, when the client sent a progress token.
-func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest, n int) func(int, zvm.Task) {
+// refusal answers a rewind that recovery refused before anything was
+// sent, with its reason.
+func refusal(out RewindOutput, err error) (*mcp.CallToolResult, RewindOutput, error) {
+	var (
+		ce  *recovery.ChoiceError
+		amb *audit.AmbiguousError
+		se  *recovery.StateError
+		ae  *recovery.AgedOutError
+		pe  *recovery.PrefixError
+	)
+	switch {
+	case errors.As(err, &ce), errors.As(err, &amb), errors.As(err, &se), errors.As(err, &ae), errors.As(err, &pe):
+	default:
+		// Not a refusal of the checks: the SDK makes it the tool's error.
+		return nil, RewindOutput{}, err
+	}
+	out.Refused = true
+	out.Failed = &RewindFailure{Error: err.Error()}
+	if ce != nil && len(ce.VPGs) > 0 {
+		out.Failed.Error += "; ask the person which VPG, and call again with vpg set to it"
+	}
+	r := textResult(out.Mode + " refused before anything was sent: " + out.Failed.Error)
+	r.IsError = true
+	return r, out, nil
+}
+
+// progress returns the one progress callback of a rewind: each Zerto task
+// state, and each step rewind takes itself, as an MCP progress
+// notification, when the client sent a progress token.
+func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(recovery.Progress) {
 	token := req.Params.GetProgressToken()
 	if token == nil || req.Session == nil {
-		return func(int, zvm.Task) {}
+		return nil
 	}
-	return func(i int, t zvm.Task) {
-		msg := fmt.Sprintf("%s: %s %d%%", t.Type, t.State, t.Progress)
-		if t.Type == "" {
-			msg = fmt.Sprintf("task %s: %s %d%%", t.Identifier, t.State, t.Progress)
+	return func(p recovery.Progress) {
+		t := p.Task
+		msg := p.Text
+		if msg == "" {
+			msg = fmt.Sprintf("%s: %s %d%%", t.Type, t.State, t.Progress)
+			if t.Type == "" {
+				msg = fmt.Sprintf("task %s: %s %d%%", t.Identifier, t.State, t.Progress)
+			}
 		}
 		err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
 			ProgressToken: token, Message: msg,
-			Progress: float64(i*100 + min(max(t.Progress, 0), 100)), Total: float64(n * 100),
+			Progress: float64(p.Index*100 + min(max(t.Progress, 0), 100)), Total: float64(max(p.Of, 1) * 100),
 		})
 		if err != nil {
 			s.warnf("progress: %v", err)
@@ -245,10 +327,19 @@ func exactMode(args json.RawMessage, mode string) error {
 		}
 	}
 	var m string
-	if err := json.Unmarshal(raw["mode"], &m); err != nil || m != mode {
-		return errors.New(`"mode" must be "test" or "restore"`)
+	if err := json.Unmarshal(raw["mode"], &m); err != nil || m != mode || !contains(rewindModes, m) {
+		return errors.New(`"mode" must be "test", "restore" or "rollback"`)
 	}
 	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }
 
 func rewoundPoints(points []recovery.Point) []RewoundPoint {
@@ -275,13 +366,9 @@ func resultText(res recovery.Result) string {
 		cp = "checkpoint " + p.Checkpoint
 	}
 	vms := strings.Join(p.VMNames(), ", ")
-	switch res.Mode {
-	case recovery.ModeTest:
-		return fmt.Sprintf("Failover test of VPG %s from %s: task %s %s. Test copies on recovery site %s: %s. The live VMs (%s) are untouched; stop the test with zerto_stop_test when they are checked.",
-			p.VPG, cp, res.Task, res.State, res.RecoverySite, strings.Join(res.TestVMs, ", "), vms)
-	case recovery.ModeStopTest:
+	if res.Mode == recovery.ModeStopTest {
 		return fmt.Sprintf("Failover test of VPG %s stopped: task %s %s. Its test copies are gone.", p.VPG, res.Task, res.State)
-	default:
-		return fmt.Sprintf("%s (VPG %s) restored to %s and committed: task %s %s.", vms, p.VPG, cp, res.Task, res.State)
 	}
+	return fmt.Sprintf("Failover test of VPG %s from %s: task %s %s. Test copies on recovery site %s: %s. The live VMs (%s) are untouched; stop the test with zerto_stop_test when they are checked.",
+		p.VPG, cp, res.Task, res.State, res.RecoverySite, strings.Join(res.TestVMs, ", "), vms)
 }

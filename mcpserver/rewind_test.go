@@ -11,6 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/testlab"
 )
 
 // protectedCall makes a protected call through the hook and returns its
@@ -77,9 +79,9 @@ func TestRewindTestAndStop(t *testing.T) {
 			}
 		}
 	}
-	// The restore during the test was refused by the checks made before
-	// anything is sent, like an unconfirmed one, and is not logged.
-	want := []string{audit.DecisionUndoTest, audit.DecisionUndoFailed, audit.DecisionUndoStopTest, audit.DecisionUndoFailed}
+	// What the checks refused before anything was sent (a second test, a
+	// restore during the test, a second stop) is not logged.
+	want := []string{audit.DecisionUndoTest, audit.DecisionUndoStopTest}
 	if !slices.Equal(decisions, want) {
 		t.Errorf("logged %q, want %q", decisions, want)
 	}
@@ -91,10 +93,11 @@ func TestRewindTestAndStop(t *testing.T) {
 	}
 }
 
-// TestRestoreNeedsConfirm checks that a restore without confirm sends
-// nothing to Zerto and says what it would lose, and that with it the VM is
-// restored and committed.
-func TestRestoreNeedsConfirm(t *testing.T) {
+// TestRestoreOnlyInATerminal: a restore or a rollback never runs over MCP,
+// whatever the model sends (confirm: true included): the answer says what
+// the restore loses and the command the person runs in their own
+// terminal, and nothing reaches Zerto but reads.
+func TestRestoreOnlyInATerminal(t *testing.T) {
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 	protectedCall(t, l, "db-01") // not restored: another VM of the VPG
@@ -102,16 +105,24 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 
 	for _, args := range []map[string]any{
 		{"id": id, "mode": "restore"},
-		{"id": id, "mode": "restore", "confirm": false},
+		{"id": id, "mode": "restore", "confirm": true},
+		{"id": id, "mode": "rollback", "confirm": true},
 	} {
 		before := len(l.Sim.Requests())
 		var out RewindOutput
 		text, isErr := l.call(t, "zerto_rewind", args, &out)
-		if n := len(l.Sim.Requests()) - before; n != 0 {
-			t.Errorf("%v: %d requests reached Zerto: %+v", args, n, l.Sim.Requests()[before:])
+		for _, r := range l.Sim.Requests()[before:] {
+			if r.Method != "GET" && r.Kind != "token" {
+				t.Errorf("%v: %s %s reached Zerto", args, r.Method, r.Path)
+			}
 		}
-		if !isErr || !out.Refused || !strings.Contains(text, "Zerto was not asked to restore anything") {
-			t.Errorf("%v: %q %+v, want a refusal", args, text, out)
+		cmd := "rewind undo " + id + " --" + args["mode"].(string)
+		if !isErr || !out.Refused || out.Command != cmd || !strings.Contains(text, "Zerto was not asked to change anything") ||
+			!strings.Contains(text, "they run:\n  "+cmd) {
+			t.Errorf("%v: %q %+v, want a refusal with the command", args, text, out)
+		}
+		if args["mode"] == "rollback" {
+			continue
 		}
 		if len(out.Loss) != 1 || !strings.Contains(out.Loss[0].Text, "web-01") || !strings.Contains(text, out.Loss[0].Text) {
 			t.Errorf("%v: loss %+v", args, out.Loss)
@@ -124,18 +135,100 @@ func TestRestoreNeedsConfirm(t *testing.T) {
 			t.Errorf("%v: lost calls %q, want %s and %s", args, lost, id, later)
 		}
 	}
-	if n := l.Sim.Count("restore"); n != 0 {
-		t.Fatalf("%d restores before the confirmed one", n)
+	if n := l.Sim.Count("restore") + l.Sim.Count("restoreRollback") + l.Sim.Count("insert"); n != 3 {
+		t.Errorf("%d restores, rollbacks and inserts, want only the hook's three inserts", n)
+	}
+}
+
+// TestStopSomeoneElsesTest: a failover test rewind did not start is
+// stopped only when the person confirms it in the host's dialog (MCP
+// elicitation); a client that cannot ask is refused, and so is a call
+// that brings an answer nobody was asked for.
+func TestStopSomeoneElsesTest(t *testing.T) {
+	l := newLab(t, "")
+	id := protectedCall(t, l, "web-01")
+	if _, err := l.Sim.StartTest("fast", "", "drill-lead"); err != nil {
+		t.Fatal(err)
+	}
+	running := func() bool { _, _, r := l.Sim.RunningTest("fast"); return r }
+
+	// The lab's client cannot elicit.
+	var out RewindOutput
+	text, isErr := l.call(t, "zerto_stop_test", map[string]any{"id": id}, &out)
+	if !isErr || !out.Refused || !strings.Contains(text, "drill-lead started it") || !strings.Contains(text, "rewind undo "+id+" --stop-test") || !running() {
+		t.Fatalf("stop without elicitation: %q %+v", text, out)
+	}
+	// An answer brought along, with a request state the server never issued.
+	res, err := l.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "zerto_stop_test", Arguments: map[string]any{"id": id},
+		RequestState: "made-up", InputResponses: mcp.InputResponseMap{"confirm_stop": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"stop": true}}}})
+	if err != nil || !res.IsError || !running() {
+		t.Fatalf("a forged answer: %v %+v", err, res)
 	}
 
+	// A client that asks its person: declined, then accepted.
+	answers := []*mcp.ElicitResult{{Action: "decline"}, {Action: "accept", Content: map[string]any{"stop": true}}}
+	var asked []string
+	client := mcp.NewClient(&mcp.Implementation{Name: "host", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			asked = append(asked, req.Params.Message)
+			a := answers[0]
+			answers = answers[1:]
+			return a, nil
+		},
+	})
+	ct, st := mcp.NewInMemoryTransports()
+	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Poll: l.pollForTest()})
+	ss, err := srv.MCP().Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "zerto_stop_test", Arguments: map[string]any{"id": id}})
+	if err != nil || !res.IsError || !running() || len(asked) != 1 || !strings.Contains(asked[0], "was not started by rewind: drill-lead started it") {
+		t.Fatalf("declined: %v %+v, asked %q", err, res, asked)
+	}
+	res, err = cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "zerto_stop_test", Arguments: map[string]any{"id": id}})
+	if err != nil || res.IsError || running() {
+		t.Fatalf("accepted: %v %+v", err, res)
+	}
+	if st, _ := l.Sim.LastTestStop("fast"); st.FailoverTestSuccess != nil {
+		t.Errorf("the stop filed a verdict: %+v", st)
+	}
+}
+
+// TestRewindChoosesVPG: a VM protected in two VPGs is tested from the one
+// the person chose; without a choice the answer names both.
+func TestRewindChoosesVPG(t *testing.T) {
+	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Hook: hook.Run, Scenario: "testdata/shared.toml"}), stderr: &testlab.Buffer{}}
+	l.connect(t)
+	id := protectedCall2(t, l, "web-01")
+	text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": id, "mode": "test"}, nil)
+	if !isErr || !strings.Contains(text, "web-01 has a rewind point in VPGs fast and other") || !strings.Contains(text, "call again with vpg") {
+		t.Errorf("no choice: %q", text)
+	}
 	var out RewindOutput
-	text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": id, "mode": "restore", "confirm": true}, &out)
-	if isErr || len(out.Results) != 1 || out.Results[0].State != "Completed" || !strings.Contains(text, "restored to checkpoint") {
-		t.Fatalf("restore: %q %+v", text, out)
+	if text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": id, "mode": "test", "vpg": "other"}, &out); isErr || len(out.Results) != 1 || out.Results[0].VPG != "other" {
+		t.Fatalf("test in other: %q %+v", text, out)
 	}
-	if l.Sim.Count("restore") != 1 || l.Sim.Count("restoreCommit") != 1 {
-		t.Errorf("%d restores, %d commits; want one each", l.Sim.Count("restore"), l.Sim.Count("restoreCommit"))
+	if _, _, running := l.Sim.RunningTest("fast"); running || l.Sim.Count("failoverTest") != 1 {
+		t.Errorf("%d tests started; fast running %v", l.Sim.Count("failoverTest"), running)
 	}
+}
+
+// protectedCall2 is protectedCall for a VM in several VPGs.
+func protectedCall2(t *testing.T, l *lab, vm string) string {
+	t.Helper()
+	l.hook(t, "call-shared", "Bash", map[string]any{"command": "govc vm.power -off -vm " + vm})
+	recs := l.Records(t)
+	r := recs[len(recs)-1]
+	if r.Decision != audit.DecisionProtected || len(r.Checkpoints) != 2 {
+		t.Fatalf("record %+v, want protected in two VPGs", r)
+	}
+	return r.ID
 }
 
 // TestRewindMode checks that only the exact modes run, so that what the
@@ -149,6 +242,8 @@ func TestRewindMode(t *testing.T) {
 		{"id": id},
 		{"id": id, "mode": "test", "MODE": "restore", "confirm": true},
 		{"id": id, "Mode": "restore", "confirm": true},
+		{"id": id, "mode": "stop-test"},
+		{"id": id, "mode": "commit"},
 	} {
 		text, isErr := l.call(t, "zerto_rewind", args, nil)
 		if !isErr {
@@ -161,6 +256,7 @@ func TestRewindMode(t *testing.T) {
 	for _, tt := range []struct{ id, want string }{
 		{"zzzzzzzzzzzz", "neither an audit id"},
 		{"", "no audit id"},
+		{id[:3], "too short"},
 	} {
 		if text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": tt.id, "mode": "test"}, nil); !isErr || !strings.Contains(text, tt.want) {
 			t.Errorf("id %q: %q, want %q", tt.id, text, tt.want)

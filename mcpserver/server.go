@@ -44,7 +44,7 @@ type Server struct {
 // instructions tell the model what the server is for.
 const instructions = `rewind guards this agent's tool calls: before a call changes a VM that Zerto protects, rewind's hook has Zerto write a tagged checkpoint into the VM's journal, and a call that gets no checkpoint does not run.
 Use zerto_check_tool before a call that may change a VM: it returns the hook's own verdict and, for a protected call, takes the checkpoint the call will be protected by.
-To go back after a change: zerto_rewind_points lists the protected calls with their checkpoints; zerto_rewind with mode "test" starts a failover test from one (the protected VM runs on; zerto_stop_test ends the test), and mode "restore" puts the VMs back to it, losing what they wrote since: call it first without confirm to see what would be lost, tell the person, and only then call it with confirm: true.`
+To go back after a change: zerto_rewind_points lists the protected calls with their checkpoints; zerto_rewind with mode "test" starts a failover test from one (the protected VM runs on; zerto_stop_test ends the test), and mode "restore" says what putting the VMs back to it would lose, and the command the person runs in their own terminal, with their own Zerto credentials: a restore never runs through this server.`
 
 // New returns a server with rewind's tools and the catalog resource.
 func New(o Options) *Server {

@@ -31,6 +31,13 @@ type lab struct {
 func newLab(t *testing.T, extra string) *lab {
 	t.Helper()
 	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra, Hook: hook.Run}), stderr: &testlab.Buffer{}}
+	l.connect(t)
+	return l
+}
+
+// connect connects a client to a server of the lab.
+func (l *lab) connect(t *testing.T) {
+	t.Helper()
 	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
@@ -48,7 +55,6 @@ func newLab(t *testing.T, extra string) *lab {
 		ss.Wait()
 	})
 	l.cs = cs
-	return l
 }
 
 // pollForTest is how often the tests' servers poll Zerto's tasks.

@@ -41,7 +41,7 @@ func (s *Service) Loss(ctx context.Context, p Point) (Loss, error) {
 func changed(decision string) bool {
 	switch decision {
 	case audit.DecisionProtected, audit.DecisionAsk, audit.DecisionNone,
-		audit.DecisionAllowOnError, audit.DecisionAskOnError, audit.DecisionUndoRestore:
+		audit.DecisionAllowOnError, audit.DecisionAskOnError, audit.DecisionUndoRestore, audit.DecisionUndoRollback:
 		return true
 	}
 	return false

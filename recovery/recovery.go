@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
 )
 
@@ -37,10 +39,30 @@ func (p Point) VMNames() []string {
 
 // The modes of a rewind, as Result.Mode names them.
 const (
-	ModeTest     = "test"
+	// ModeTest starts a failover test from the checkpoint.
+	ModeTest = "test"
+	// ModeStopTest stops the failover test.
 	ModeStopTest = "stop-test"
-	ModeRestore  = "restore"
+	// ModeRestore restores the VMs to the checkpoint and commits.
+	ModeRestore = "restore"
+	// ModeRollback rolls back a restore that waits for its commit.
+	ModeRollback = "rollback"
+	// ModeCommit commits a restore that waits for its commit.
+	ModeCommit = "commit"
 )
+
+// Modes are the rewind modes, in the order a person meets them.
+var Modes = []string{ModeTest, ModeStopTest, ModeRestore, ModeRollback, ModeCommit}
+
+// NeedsOperator reports whether mode changes a VM's disks, so runs only
+// with an Operator's credentials.
+func NeedsOperator(mode string) bool {
+	return mode == ModeRestore || mode == ModeRollback || mode == ModeCommit
+}
+
+// MinPrefix is the shortest audit id prefix Find takes: a shorter one
+// names a call by luck, and a rewind is no place for luck.
+const MinPrefix = 6
 
 // DefaultPoll is how often a Service polls a Zerto task when Poll is zero.
 const DefaultPoll = time.Second
@@ -55,9 +77,18 @@ const TestVMSuffix = " - testing recovery"
 
 // Service runs rewinds against one ZVM and records each in the audit log.
 type Service struct {
-	Z    *zvm.Client
-	Log  *audit.Log
-	Poll time.Duration // task poll interval; 0 means DefaultPoll
+	// Z is the hook's client: it reads, takes checkpoints and runs
+	// failover tests. It never restores: see Operator.
+	Z *zvm.Client
+	// ZertoOptions are the options Z was made with: an Operator's client
+	// takes the ZVM's address from them, and is refused their credentials.
+	ZertoOptions zvm.Options
+	Log          *audit.Log
+	// Capture takes the checkpoint of the VMs as they are just before a
+	// restore, as the hook takes its checkpoints, so that the restore can
+	// be undone; a restore is refused without it.
+	Capture *capture.Capturer
+	Poll    time.Duration // task poll interval; 0 means DefaultPoll
 	// Tool names the front end in the audit records it writes, such as
 	// "rewind undo" (the default) or the MCP tool's name.
 	Tool string
@@ -66,15 +97,28 @@ type Service struct {
 	Warnf func(format string, args ...any)
 }
 
-// Result is the outcome of a rewind.
+// NewOperator returns the Operator of a person's own Zerto credentials on
+// s's ZVM (see NewOperator).
+func (s *Service) NewOperator(user, password string) (*Operator, error) {
+	return NewOperator(s.ZertoOptions, user, password)
+}
+
+// Result is the outcome of a rewind in one VPG.
 type Result struct {
-	Mode    string // "test" | "stop-test" | "restore"
+	Mode    string // one of the modes
 	Point   Point
 	Task    string   // Zerto task identifier (the last one, e.g. the commit's)
 	State   string   // Zerto's task state name, e.g. "Completed"
 	TestVMs []string // for a test: the names of the test copies on the recovery site
 	// RecoverySite is, for a test, the site the test copies run on.
 	RecoverySite string
+	// Before is, for a restore, the checkpoint of the VMs as they were just
+	// before it: going back to it (rewind undo Before.AuditID --restore)
+	// undoes the restore.
+	Before Point
+	// Committed names, for a restore or a commit, the VMs whose restore
+	// Zerto shows committed; for a rollback, the VMs rolled back.
+	Committed []string
 }
 
 // Loss is what a restore to a point loses.
@@ -97,10 +141,13 @@ func (s *Service) poll() time.Duration {
 	return DefaultPoll
 }
 
-// Find resolves an audit id (or unique prefix) or a bare
-// CheckpointIdentifier to its rewind points, one per VPG. The audit log is
-// asked first, and Zerto only when it does not know the ID: an audit id
-// costs no request to Zerto (unless its tag was pending when logged).
+// Find resolves an audit id (or a prefix of one, at least MinPrefix
+// characters, matching one call) or a bare CheckpointIdentifier to its
+// rewind points, one per VPG. The audit log is asked first, and Zerto only
+// when it does not know the ID: an audit id costs no request to Zerto
+// (unless its tag was pending when logged). A prefix of digits only that
+// matches audit ids could be a CheckpointIdentifier too, and is refused as
+// ambiguous (*PrefixError); FindCheckpoint takes it as one.
 func (s *Service) Find(ctx context.Context, id string) ([]Point, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -110,13 +157,34 @@ func (s *Service) Find(ctx context.Context, id string) ([]Point, error) {
 		rec, err := s.Log.Find(id)
 		var amb *audit.AmbiguousError
 		switch {
+		case err == nil && len(id) >= audit.IDLen:
+			return s.pointsOfRecord(ctx, rec)
+		case err == nil && allDigits(id):
+			return nil, &PrefixError{ID: id, IDs: []string{rec.ID}, Digits: true}
+		case err == nil && len(id) < MinPrefix:
+			return nil, &PrefixError{ID: id, IDs: []string{rec.ID}}
 		case err == nil:
 			return s.pointsOfRecord(ctx, rec)
+		case errors.As(err, &amb) && allDigits(id):
+			return nil, &PrefixError{ID: id, IDs: amb.IDs, Digits: true}
+		case errors.As(err, &amb) && len(id) < MinPrefix:
+			return nil, &PrefixError{ID: id, IDs: amb.IDs}
 		case errors.As(err, &amb):
 			return nil, err
 		case !errors.Is(err, audit.ErrNotFound):
 			return nil, err
 		}
+	}
+	return s.FindCheckpoint(ctx, id)
+}
+
+// FindCheckpoint resolves id as a CheckpointIdentifier only, never as an
+// audit id: the way to name a checkpoint whose identifier also starts an
+// audit id.
+func (s *Service) FindCheckpoint(ctx context.Context, id string) ([]Point, error) {
+	id = strings.TrimSpace(id)
+	if id == "" {
+		return nil, errors.New("no checkpoint identifier given")
 	}
 	p, ok, err := s.findCheckpoint(ctx, id)
 	if err != nil {
@@ -126,6 +194,15 @@ func (s *Service) Find(ctx context.Context, id string) ([]Point, error) {
 		return nil, &NotFoundError{ID: id}
 	}
 	return []Point{p}, nil
+}
+
+func allDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // pointsOfRecord groups a record's checkpoints by VPG.
@@ -264,4 +341,19 @@ func (s *Service) loggedVMs(vpgID, id string) ([]VM, error) {
 		}
 	}
 	return vms, nil
+}
+
+// NewService returns the Service of a config's ZVM for a front end: z is
+// the hook's client, made from zo (the config's [zerto] table with the
+// REWIND_ZVM_* variables over it), and the checkpoint of now is taken as
+// the hook takes its checkpoints: with the config's tag prefix, reuse
+// window and targets, sharing the state folder's tags in flight.
+func NewService(cfg *policy.Config, z *zvm.Client, zo zvm.Options, stateDir string) *Service {
+	return &Service{
+		Z: z, ZertoOptions: zo, Log: audit.Open(stateDir),
+		Capture: capture.New(z, capture.Options{
+			StateDir: stateDir, TagPrefix: cfg.Hook.TagPrefix, ReuseWithin: cfg.Capture.ReuseWithin,
+			Targets: cfg.Targets,
+		}),
+	}
 }

@@ -23,19 +23,20 @@ const jobTimeout = time.Hour
 // maxJobs bounds the finished jobs kept for their status.
 const maxJobs = 100
 
-// job is one action running, or run, in the server.
+// job is one action running, or run, in the server: recovery's whole
+// operation for a call, over every VPG of its rewind point.
 type job struct {
 	ID      string
 	Mode    string
 	AuditID string
-	VPG     string
-	vpgID   string
+	VPGs    []string // names
+	vpgIDs  []string
 	VMs     []string
 
 	mu       sync.Mutex
-	task     zvm.Task
+	progress recovery.Progress
 	done     bool
-	result   recovery.Result
+	results  []recovery.Result
 	err      error
 	started  time.Time
 	finished time.Time
@@ -56,30 +57,45 @@ type jobStatus struct {
 	Progress int      `json:"progress"`
 	Message  string   `json:"message"`
 	Error    string   `json:"error,omitempty"`
+	// Undo is, for a restore, the command that undoes it: going back to the
+	// checkpoint of the VMs taken just before it.
+	Undo string `json:"undo,omitempty"`
 }
 
 func (j *job) status() jobStatus {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	st := jobStatus{ID: j.ID, Mode: j.Mode, AuditID: j.AuditID, VPG: j.VPG, VMs: j.VMs, Running: !j.done,
-		Task: j.task.Identifier, TaskType: j.task.Type, Progress: j.task.Progress}
-	if j.task.Identifier != "" {
-		st.State = j.task.State.String()
+	vpg := strings.Join(j.VPGs, ", ")
+	t := j.progress.Task
+	st := jobStatus{ID: j.ID, Mode: j.Mode, AuditID: j.AuditID, VPG: vpg, VMs: j.VMs, Running: !j.done,
+		Task: t.Identifier, TaskType: t.Type, Progress: t.Progress}
+	if t.Identifier != "" {
+		st.State = t.State.String()
 	}
 	switch {
 	case !j.done:
-		st.Message = fmt.Sprintf("%s of VPG %s: %s", modeName(j.Mode), j.VPG, "waiting for Zerto")
-		if st.State != "" {
-			st.Message = fmt.Sprintf("%s of VPG %s: %s %d%%", modeName(j.Mode), j.VPG, st.State, st.Progress)
+		st.Message = fmt.Sprintf("%s of VPG %s: waiting for Zerto", modeName(j.Mode), vpg)
+		switch {
+		case j.progress.Text != "":
+			st.Message = fmt.Sprintf("%s of VPG %s: %s", modeName(j.Mode), vpg, j.progress.Text)
+		case st.State != "":
+			st.Message = fmt.Sprintf("%s of VPG %s: %s %d%%", modeName(j.Mode), j.progress.VPG, st.State, st.Progress)
 		}
 	case j.err != nil:
 		st.Error = j.err.Error()
-		st.Message = fmt.Sprintf("%s of VPG %s failed: %v", modeName(j.Mode), j.VPG, j.err)
+		st.Message = fmt.Sprintf("%s of VPG %s failed: %v", modeName(j.Mode), vpg, j.err)
 	default:
 		st.OK = true
 		st.Progress = 100
-		st.State = j.result.State
-		st.Message = outcome(j.result)
+		var msgs []string
+		for _, res := range j.results {
+			st.State = res.State
+			msgs = append(msgs, outcome(res))
+			if b := res.Before; b.AuditID != "" {
+				st.Undo = "rewind undo " + b.AuditID + " --restore"
+			}
+		}
+		st.Message = strings.Join(msgs, " ")
 	}
 	return st
 }
@@ -90,24 +106,37 @@ func modeName(mode string) string {
 		return "Failover test"
 	case recovery.ModeStopTest:
 		return "Stop of the failover test"
+	case recovery.ModeRollback:
+		return "Rollback of the restore"
+	case recovery.ModeCommit:
+		return "Commit of the restore"
 	default:
 		return "Restore"
 	}
 }
 
-// outcome says what a finished action did, as `rewind undo` says it.
+// outcome says what a finished action did in a VPG, as `rewind undo` says
+// it.
 func outcome(res recovery.Result) string {
 	p := res.Point
+	vms := strings.Join(p.VMNames(), ", ")
 	switch res.Mode {
 	case recovery.ModeTest:
 		return fmt.Sprintf("Failover test of VPG %s from checkpoint %q: task %s. Test copies on recovery site %s: %s. The live VMs are untouched; stop the test when you have checked them.",
 			p.VPG, p.Tag, res.State, res.RecoverySite, strings.Join(res.TestVMs, ", "))
 	case recovery.ModeStopTest:
 		return fmt.Sprintf("Failover test of VPG %s stopped: task %s. Its test copies are gone.", p.VPG, res.State)
-	default:
-		return fmt.Sprintf("%s (VPG %s) restored to checkpoint %q and committed: task %s.",
-			strings.Join(p.VMNames(), ", "), p.VPG, p.Tag, res.State)
+	case recovery.ModeRollback:
+		return fmt.Sprintf("The journal restore of %s (VPG %s) is rolled back: task %s.", vms, p.VPG, res.State)
+	case recovery.ModeCommit:
+		return fmt.Sprintf("The journal restore of %s (VPG %s) is committed: task %s.", vms, p.VPG, res.State)
 	}
+	s := fmt.Sprintf("%s (VPG %s) restored to checkpoint %q and committed: Zerto's commit task %s.",
+		strings.Join(res.Committed, ", "), p.VPG, p.Tag, res.State)
+	if b := res.Before; b.AuditID != "" {
+		s += fmt.Sprintf(" The checkpoint of %s just before the restore is %q: rewind undo %s --restore undoes it.", vms, b.Tag, b.AuditID)
+	}
+	return s
 }
 
 // jobs are the server's actions: at most one running per VPG, since Zerto
@@ -148,15 +177,26 @@ func (e *BusyError) Error() string {
 	return fmt.Sprintf("a %s is already running on VPG %s: wait for it to end", strings.ToLower(modeName(e.Mode)), e.VPG)
 }
 
-// start runs mode for p in the background, unless the VPG is busy.
-func (js *jobs) start(mode string, p recovery.Point) (*job, error) {
+// start runs req, planned as plan, in the background through recovery's
+// one operation, unless one of its VPGs is busy.
+func (js *jobs) start(plan *recovery.Plan, req recovery.Request) (*job, error) {
 	js.mu.Lock()
 	defer js.mu.Unlock()
-	if j, ok := js.running[p.VPGIdentifier]; ok {
-		return nil, &BusyError{VPG: p.VPG, Mode: j.Mode}
+	j := &job{ID: newToken(), Mode: plan.Mode, started: time.Now()}
+	for _, p := range plan.Points {
+		if r, ok := js.running[p.VPGIdentifier]; ok {
+			return nil, &BusyError{VPG: p.VPG, Mode: r.Mode}
+		}
+		j.AuditID = p.AuditID
+		j.VPGs, j.vpgIDs = append(j.VPGs, p.VPG), append(j.vpgIDs, p.VPGIdentifier)
+		j.VMs = append(j.VMs, p.VMNames()...)
 	}
-	j := &job{ID: newToken(), Mode: mode, AuditID: p.AuditID, VPG: p.VPG, vpgID: p.VPGIdentifier, VMs: p.VMNames(), started: time.Now()}
-	js.running[p.VPGIdentifier] = j
+	for _, id := range j.vpgIDs {
+		js.running[id] = j
+		if plan.Mode == recovery.ModeTest {
+			js.tests[id] = j.AuditID
+		}
+	}
 	js.byID[j.ID] = j
 	js.order = append(js.order, j.ID)
 	if len(js.order) > maxJobs {
@@ -165,35 +205,23 @@ func (js *jobs) start(mode string, p recovery.Point) (*job, error) {
 			js.order = js.order[1:]
 		}
 	}
-	if mode == recovery.ModeTest {
-		js.tests[p.VPGIdentifier] = p.AuditID
-	}
 	svc := js.s.o.Recovery
+	req.Progress = func(p recovery.Progress) {
+		j.mu.Lock()
+		j.progress = p
+		j.mu.Unlock()
+	}
 	js.s.wg.Go(func() {
 		ctx, cancel := context.WithTimeout(js.s.ctx, jobTimeout)
 		defer cancel()
-		progress := func(t zvm.Task) {
-			j.mu.Lock()
-			j.task = t
-			j.mu.Unlock()
-		}
-		var (
-			res recovery.Result
-			err error
-		)
-		switch mode {
-		case recovery.ModeTest:
-			res, err = svc.Test(ctx, p, progress)
-		case recovery.ModeStopTest:
-			res, err = svc.StopTest(ctx, p, progress)
-		default:
-			res, err = svc.Restore(ctx, p, progress)
-		}
+		res, err := svc.Run(ctx, req)
 		j.mu.Lock()
-		j.done, j.result, j.err, j.finished = true, res, err, time.Now()
+		j.done, j.results, j.err, j.finished = true, res, err, time.Now()
 		j.mu.Unlock()
 		js.mu.Lock()
-		delete(js.running, p.VPGIdentifier)
+		for _, id := range j.vpgIDs {
+			delete(js.running, id)
+		}
 		js.mu.Unlock()
 	})
 	return j, nil
@@ -205,100 +233,118 @@ func (j *job) isDone() bool {
 	return j.done
 }
 
-// prepared is what the page shows before an action: what it does, what a
-// restore loses, the names to type, and why Zerto cannot run it now.
-type prepared struct {
-	Mode    string   `json:"mode"`
-	Title   string   `json:"title"`
-	Text    string   `json:"text"`
-	VMs     []string `json:"vms"`
-	Type    bool     `json:"type_names"` // the VM names must be typed
-	Problem string   `json:"problem,omitempty"`
-}
-
-// point finds the rewind point an action names: the audit ID's point on
-// the VPG. It asks Zerto nothing for a call whose checkpoint was logged.
-func (s *Server) point(ctx context.Context, id, vpgID string) (recovery.Point, error) {
-	points, err := s.o.Recovery.Find(ctx, id)
-	if err != nil {
-		return recovery.Point{}, err
-	}
-	for _, p := range points {
-		if vpgID == "" || strings.EqualFold(p.VPGIdentifier, vpgID) {
-			return p, nil
+// restoresWaiting returns the audit ids of the calls whose latest restore
+// was sent to Zerto (it has a task) and did not end committed: such a
+// restore may wait in Zerto for its commit or rollback, which the page
+// offers. A later restore, commit or rollback of the call ends it.
+func restoresWaiting(recs []audit.Record) map[string]bool {
+	waiting := map[string]bool{}
+	for _, r := range recs {
+		if r.Rewinds == "" {
+			continue
+		}
+		switch {
+		case r.Decision == audit.DecisionUndoFailed && r.Task != "" && strings.HasSuffix(r.Excerpt, " --"+recovery.ModeRestore):
+			waiting[r.Rewinds] = true
+		case r.Decision == audit.DecisionUndoRestore, r.Decision == audit.DecisionUndoRollback, r.Decision == audit.DecisionUndoCommit:
+			delete(waiting, r.Rewinds)
 		}
 	}
-	return recovery.Point{}, fmt.Errorf("call %s: %w", id, errNoPoint)
+	return waiting
 }
 
-// errNoPoint says a call has no rewind point on the VPG an action names.
-var errNoPoint = errors.New("no rewind point on that VPG")
+// prepared is what the page shows before an action: what it does, what a
+// restore loses, the names to type, whether the person's own Zerto
+// credentials are asked, and why Zerto cannot run it now.
+type prepared struct {
+	Mode  string   `json:"mode"`
+	Title string   `json:"title"`
+	Text  string   `json:"text"`
+	VMs   []string `json:"vms"`
+	VPGs  []string `json:"vpgs"`
+	Type  bool     `json:"type_names"` // the VM names must be typed
+	// Credentials says the action runs with the person's own Zerto user
+	// and password, typed for it: a restore, a commit, a rollback.
+	Credentials bool `json:"credentials"`
+	// Foreign says a stop ends a test rewind did not start, which the
+	// person must say they mean.
+	Foreign bool   `json:"foreign,omitempty"`
+	Problem string `json:"problem,omitempty"`
+}
 
 func parseMode(m string) (string, error) {
-	switch m {
-	case recovery.ModeTest, recovery.ModeStopTest, recovery.ModeRestore:
-		return m, nil
+	for _, mode := range recovery.Modes {
+		if m == mode {
+			return m, nil
+		}
 	}
-	return "", fmt.Errorf("unknown action %q: test, stop-test or restore", m)
+	return "", fmt.Errorf("unknown action %q: %s", m, strings.Join(recovery.Modes, ", "))
 }
 
-// target reads an action's mode, id and vpg from v and finds its point.
-// When it cannot, it answers the request and returns ok false.
-func (s *Server) target(ctx context.Context, w http.ResponseWriter, v url.Values) (mode string, p recovery.Point, ok bool) {
+// request reads an action's mode, id and vpg from v. When it cannot, it
+// answers the request and returns ok false.
+func (s *Server) request(w http.ResponseWriter, v url.Values) (req recovery.Request, ok bool) {
 	mode, err := parseMode(v.Get("mode"))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err)
-		return "", p, false
+		return req, false
 	}
 	if s.o.Recovery == nil {
 		writeError(w, http.StatusServiceUnavailable, errors.New(s.noZerto()))
-		return "", p, false
+		return req, false
 	}
-	p, err = s.point(ctx, v.Get("id"), v.Get("vpg"))
-	if err != nil {
-		writeError(w, statusOf(err), err)
-		return "", p, false
+	req = recovery.Request{ID: v.Get("id"), Mode: mode}
+	// The page's choice of VPG is the rewind point the person clicked:
+	// for a VM in several VPGs, the one to go back in.
+	if vpg := strings.TrimSpace(v.Get("vpg")); vpg != "" {
+		req.VPGs = []string{vpg}
 	}
-	return mode, p, true
+	return req, true
+}
+
+var titles = map[string]string{
+	recovery.ModeTest: "Test from here", recovery.ModeStopTest: "Stop test", recovery.ModeRestore: "Restore to here",
+	recovery.ModeRollback: "Roll back the restore", recovery.ModeCommit: "Commit the restore",
 }
 
 func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.zertoContext(r.Context())
 	defer cancel()
-	mode, p, ok := s.target(ctx, w, r.URL.Query())
+	req, ok := s.request(w, r.URL.Query())
 	if !ok {
 		return
 	}
-	out := prepared{Mode: mode, VMs: p.VMNames()}
-	vms := strings.Join(out.VMs, ", ")
-	switch mode {
-	case recovery.ModeTest:
-		out.Title = "Test from here"
-		out.Text = fmt.Sprintf("Start a Zerto failover test of VPG %s from checkpoint %q (CheckpointIdentifier %s) of %s, for %s.\nTest copies come up on the recovery site beside the live VMs, which are untouched. Stop the test when you have checked them.",
-			p.VPG, p.Tag, p.Checkpoint, p.Time.UTC().Format(time.RFC3339), vms)
-	case recovery.ModeStopTest:
-		out.Title = "Stop test"
-		out.Text = fmt.Sprintf("Stop the failover test running on VPG %s: its test copies go away. The live VMs are untouched.", p.VPG)
-	default:
-		loss, err := s.o.Recovery.Loss(ctx, p)
-		if err != nil {
-			writeError(w, http.StatusInternalServerError, err)
-			return
-		}
-		out.Title = "Restore to here"
-		out.Text = loss.Text
-		out.Type = true
+	points, err := s.o.Recovery.Points(ctx, req)
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return
+	}
+	out := prepared{Mode: req.Mode, Title: titles[req.Mode], Type: recovery.NeedsOperator(req.Mode), Credentials: recovery.NeedsOperator(req.Mode)}
+	for _, p := range points {
+		out.VMs = append(out.VMs, p.VMNames()...)
+		out.VPGs = append(out.VPGs, p.VPG)
 	}
 	// An action bound to fail (aged out, a test running or none) is said
 	// before anyone confirms it.
-	if err := s.o.Recovery.Check(ctx, p, mode); err != nil {
+	plan, err := s.o.Recovery.Plan(ctx, req)
+	if err != nil {
 		out.Problem = problem(err)
+		out.Text = fmt.Sprintf("%s of %s (VPG %s).", modeName(req.Mode), strings.Join(out.VMs, ", "), strings.Join(out.VPGs, ", "))
+		writeJSON(w, http.StatusOK, out)
+		return
+	}
+	out.Text = plan.Text()
+	out.Foreign = req.Mode == recovery.ModeStopTest && plan.NeedsConfirm()
+	if out.Credentials {
+		out.Text += "\nThis runs with your own Zerto user and password, typed here for this action only: rewind never keeps them, and its own credentials never restore."
 	}
 	writeJSON(w, http.StatusOK, out)
 }
 
-// action starts an action. A restore needs the point's VM names typed,
-// checked here: nothing reaches Zerto without them.
+// action starts an action. A restore, a commit or a rollback needs the
+// point's VM names typed and the person's own Zerto credentials, which
+// rewind ui never printed: nothing reaches Zerto without them. A stop of
+// a test rewind did not start needs the person to say they mean it.
 func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
@@ -307,21 +353,75 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.zertoContext(r.Context())
 	defer cancel()
-	mode, p, ok := s.target(ctx, w, r.PostForm)
+	form := r.PostForm
+	req, ok := s.request(w, form)
 	if !ok {
 		return
 	}
-	if mode == recovery.ModeRestore && !recovery.NamesTyped(r.PostForm.Get("confirm"), p.VMNames()) {
-		writeError(w, http.StatusBadRequest, fmt.Errorf("restore not confirmed: type %s to restore; nothing was sent to Zerto",
-			strings.Join(p.VMNames(), " ")))
+	svc := s.o.Recovery
+	if recovery.NeedsOperator(req.Mode) {
+		op, ok := s.operator(ctx, w, req, form)
+		if !ok {
+			return
+		}
+		req.Confirm = func(context.Context, *recovery.Plan) (*recovery.Operator, error) { return op, nil }
+	}
+	plan, err := svc.Plan(ctx, req)
+	if err != nil {
+		writeError(w, statusOf(err), err)
 		return
 	}
-	j, err := s.jobs.start(mode, p)
+	if req.Mode == recovery.ModeStopTest && plan.NeedsConfirm() {
+		if form.Get("foreign") != "1" {
+			writeError(w, http.StatusConflict, errors.New("this failover test was not started by rewind: say you mean to stop it; nothing was sent to Zerto"))
+			return
+		}
+		req.Confirm = func(context.Context, *recovery.Plan) (*recovery.Operator, error) { return nil, nil }
+	}
+	j, err := s.jobs.start(plan, req)
 	if err != nil {
 		writeError(w, http.StatusConflict, err)
 		return
 	}
 	writeJSON(w, http.StatusAccepted, j.status())
+}
+
+// operator reads the confirmation of an action that needs the person's
+// own Zerto credentials: the VM names typed, then the user and password,
+// which are checked with Zerto before anything else is sent and kept only
+// for this action. The hook's credentials are refused: the agent that
+// started `rewind ui` may hold them, and everything else the page asks.
+func (s *Server) operator(ctx context.Context, w http.ResponseWriter, req recovery.Request, form url.Values) (*recovery.Operator, bool) {
+	svc := s.o.Recovery
+	points, err := svc.Points(ctx, req)
+	if err != nil {
+		writeError(w, statusOf(err), err)
+		return nil, false
+	}
+	var names []string
+	for _, p := range points {
+		names = append(names, p.VMNames()...)
+	}
+	if !recovery.NamesTyped(form.Get("confirm"), names) {
+		writeError(w, http.StatusBadRequest, fmt.Errorf("%s not confirmed: type %s; nothing was sent to Zerto",
+			req.Mode, strings.Join(names, ", ")))
+		return nil, false
+	}
+	user, password := form.Get("zvm_user"), form.Get("zvm_password")
+	if strings.TrimSpace(user) == "" || password == "" {
+		writeError(w, http.StatusUnauthorized, errors.New("this runs with your own Zerto user and password: type them; nothing was sent to Zerto"))
+		return nil, false
+	}
+	op, err := svc.NewOperator(user, password)
+	if err != nil {
+		writeError(w, http.StatusForbidden, fmt.Errorf("%w; nothing was sent to Zerto", err))
+		return nil, false
+	}
+	if err := op.Login(ctx); err != nil {
+		writeError(w, http.StatusForbidden, err)
+		return nil, false
+	}
+	return op, true
 }
 
 func (s *Server) job(w http.ResponseWriter, r *http.Request, id string) {
@@ -345,13 +445,19 @@ func statusOf(err error) int {
 	var (
 		nf  *recovery.NotFoundError
 		amb *audit.AmbiguousError
+		pe  *recovery.PrefixError
+		ce  *recovery.ChoiceError
 		np  *recovery.NotProtectedError
+		se  *recovery.StateError
+		ae  *recovery.AgedOutError
 	)
 	switch {
-	case errors.As(err, &nf), errors.Is(err, errNoPoint):
+	case errors.As(err, &nf), errors.As(err, &ce) && ce.Unknown != "":
 		return http.StatusNotFound
-	case errors.As(err, &amb), errors.As(err, &np):
+	case errors.As(err, &amb), errors.As(err, &np), errors.As(err, &pe), errors.As(err, &ce):
 		return http.StatusBadRequest
+	case errors.As(err, &se), errors.As(err, &ae):
+		return http.StatusConflict
 	case errors.Is(err, context.DeadlineExceeded), zvm.IsTimeout(err):
 		return http.StatusGatewayTimeout
 	}

@@ -35,7 +35,8 @@ func chromium(t *testing.T) string {
 // TestBrowser drives the page in a headless Chromium as a person would:
 // the calls the hook logged are there, a new one appears live, a failover
 // test is started from a rewind point, confirmed and followed to its end,
-// and stopped; a restore is refused until the VM's name is typed.
+// and stopped; a restore is refused until the VM's name and the person's
+// own Zerto credentials are typed, and then runs and says how to undo it.
 func TestBrowser(t *testing.T) {
 	exe := chromium(t)
 	l := newLab(t)
@@ -117,12 +118,43 @@ func TestBrowser(t *testing.T) {
 	if text := get(t, bctx, chromedp.Text(css(`#confirm-error`))); !strings.Contains(text, "nothing was sent to Zerto") {
 		t.Errorf("the refusal says %q", text)
 	}
+	// With the name but only what the page holds (token, cookie, CSRF),
+	// it is refused again: a restore needs the person's own credentials.
+	steps(t, bctx, "confirm with the name and no credentials",
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("confirm-input").value = ""`),
+		chromedp.SendKeys(css(`#confirm-input`), "web-01"),
+		chromedp.WaitVisible(css(`#confirm-credentials`)),
+		click(`#confirm-ok`),
+		// The first refusal is still shown until the second arrives.
+		waitText(`#confirm-error`, "your own Zerto user and password"),
+	)
 	steps(t, bctx, "cancel",
 		click(`#confirm-cancel`),
 		chromedp.WaitNotVisible(css(`#confirm`)),
 	)
 	if n := l.Sim.Count("restore"); n != 0 {
 		t.Errorf("the simulator saw %d restores, want none", n)
+	}
+
+	// The person types their own Zerto user and password: the restore runs,
+	// is committed, and says how to undo it.
+	steps(t, bctx, "restore as the operator",
+		click(point+` button[data-action="restore"]`),
+		chromedp.WaitVisible(css(`#confirm-credentials`)),
+		chromedp.SendKeys(css(`#confirm-input`), "web-01"),
+		chromedp.SendKeys(css(`#confirm-user`), "operator"),
+		chromedp.SendKeys(css(`#confirm-password`), "op-secret"),
+		click(`#confirm-ok`),
+		chromedp.WaitVisible(css(`.job[data-mode="restore"][data-state="ok"] code`)),
+	)
+	if text := get(t, bctx, chromedp.Text(css(`.job[data-mode="restore"]`))); !strings.Contains(text, "restored to checkpoint") || !strings.Contains(text, "To undo it: rewind undo ") {
+		t.Errorf("the restore's outcome says %q", text)
+	}
+	if n := l.Sim.Count("restoreCommit"); n != 1 {
+		t.Errorf("the simulator saw %d commits, want 1", n)
+	}
+	if pw := get(t, bctx, chromedp.Value(css(`#confirm-password`))); pw != "" {
+		t.Errorf("the page kept the password: %q", pw)
 	}
 }
 
@@ -269,6 +301,19 @@ func click(sel string) chromedp.Action[chromedp.Void] {
 		setTimeout(attempt, 25);
 	})();
 })`, sel, sel), chromedp.EvalAwaitPromise)
+}
+
+// waitText waits until the first element sel matches holds text.
+func waitText(sel, text string) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`new Promise((resolve, reject) => {
+	const until = Date.now() + 20000;
+	(function attempt() {
+		const e = document.querySelector(%q);
+		if (e && e.textContent.includes(%q)) { resolve(); return; }
+		if (Date.now() > until) { reject(new Error(%q + " never said: " + %q + " (it says " + (e ? e.textContent : "nothing") + ")")); return; }
+		setTimeout(attempt, 25);
+	})();
+})`, sel, text, sel, text), chromedp.EvalAwaitPromise)
 }
 
 // css marks a selector as CSS: chromedp reads a plain string as a search.

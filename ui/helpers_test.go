@@ -13,9 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/recovery"
+	"github.com/rewind-dev/rewind/zvm"
 )
 
 // lab is the shared test lab, its log filled by the real hook, and the
@@ -39,7 +41,11 @@ func noZerto(o *Options) {
 func newLab(t *testing.T, opts ...labOption) *lab {
 	t.Helper()
 	tl := testlab.New(t, testlab.Options{Hook: hook.Run})
-	l := &lab{Lab: tl, svc: &recovery.Service{Z: tl.Zerto(t), Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui"}}
+	z := tl.Zerto(t)
+	svc := &recovery.Service{Z: z, Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui",
+		ZertoOptions: zvm.Options{URL: tl.Sim.URL, ClientID: testlab.ClientID, ClientSecret: testlab.ClientSecret, CacheDir: "-"},
+		Capture:      capture.New(z, capture.Options{StateDir: tl.Vars["REWIND_STATE_DIR"]})}
+	l := &lab{Lab: tl, svc: svc}
 	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
 	for _, opt := range opts {
 		opt(&o)

@@ -479,49 +479,75 @@ func TestWatcherFollowsRotation(t *testing.T) {
 	}
 }
 
-func TestRestoreNeedsTheTypedName(t *testing.T) {
+// TestRestoreNeedsTheOperator: a restore through the page needs the VM's
+// name typed and the person's own Zerto credentials, which `rewind ui`
+// never printed: with only the token, the cookie and the CSRF token (all
+// an agent that started the page holds) it is refused before anything
+// reaches Zerto, and so it is with the hook's own credentials.
+func TestRestoreNeedsTheOperator(t *testing.T) {
 	l := newLab(t)
 	r := l.Protected(t, "toolu_restore", "web-01")
 	c := l.browser(t)
 	vpg := r.Checkpoints[0].VPGIdentifier
 
-	// What the confirmation says is recovery's Loss text.
+	// What the confirmation says is recovery's plan: the loss, the
+	// checkpoint of now, the credentials.
 	resp := c.get("/api/prepare?mode=restore&id=" + r.ID + "&vpg=" + vpg)
 	body := readBody(t, resp)
 	p, _ := l.svc.Find(t.Context(), r.ID)
 	loss, _ := l.svc.Loss(t.Context(), p[0])
-	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"type_names":true`) || !strings.Contains(body, jsonString(loss.Text)) {
+	if resp.StatusCode != http.StatusOK || !strings.Contains(body, `"type_names":true`) || !strings.Contains(body, `"credentials":true`) ||
+		!strings.Contains(body, jsonString(loss.Text)) || !strings.Contains(body, "takes a checkpoint of web-01 as it is now") {
 		t.Fatalf("prepare: %s %s, want the Loss text %q", resp.Status, body, loss.Text)
 	}
 
+	form := func(typed, user, password string) url.Values {
+		return url.Values{"mode": {"restore"}, "id": {r.ID}, "vpg": {vpg}, "confirm": {typed}, "zvm_user": {user}, "zvm_password": {password}}
+	}
 	before := len(l.Sim.Requests())
 	for _, typed := range []string{"", "db-01", "web-0", "web-01 web-01", "WEB-01"} {
-		resp, out := c.post("/api/action", url.Values{"mode": {"restore"}, "id": {r.ID}, "vpg": {vpg}, "confirm": {typed}})
+		resp, out := c.post("/api/action", form(typed, "operator", "op-secret"))
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(out["error"].(string), "nothing was sent to Zerto") {
 			t.Errorf("typed %q: %s %v, want a refusal", typed, resp.Status, out)
+		}
+	}
+	for _, f := range []url.Values{
+		{"mode": {"restore"}, "id": {r.ID}, "vpg": {vpg}, "confirm": {"web-01"}}, // what rewind ui printed, and no more
+		form("web-01", "operator", ""),
+		form("web-01", "service-account-rewind", "x"),
+		form("web-01", "operator", "rewind-secret"),
+	} {
+		resp, out := c.post("/api/action", f)
+		if (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) || !strings.Contains(out["error"].(string), "nothing was sent to Zerto") {
+			t.Errorf("%v: %s %v, want a refusal", f, resp.Status, out)
 		}
 	}
 	if reqs := l.Sim.Requests(); len(reqs) != before {
 		t.Fatalf("refused restores sent %d requests to Zerto: %+v", len(reqs)-before, reqs[before:])
 	}
-	if l.Sim.Count("restore") != 0 {
-		t.Fatal("the simulator saw a restore")
+	resp, out := c.post("/api/action", form("web-01", "operator", "guess"))
+	if resp.StatusCode != http.StatusForbidden || !strings.Contains(out["error"].(string), "Zerto refused the credentials of operator") {
+		t.Errorf("wrong password: %s %v", resp.Status, out)
+	}
+	if l.Sim.Count("restore")+l.Sim.Count("insert") != 1 {
+		t.Fatal("the simulator saw a restore, or a checkpoint of now, before a confirmation")
 	}
 
-	resp, out := c.post("/api/action", url.Values{"mode": {"restore"}, "id": {r.ID}, "vpg": {vpg}, "confirm": {" web-01 "}})
+	resp, out = c.post("/api/action", form(" web-01 ", "operator", "op-secret"))
 	if resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("confirmed restore: %s %v", resp.Status, out)
 	}
 	st := c.waitJob(out["id"].(string))
-	if st["ok"] != true || !strings.Contains(st["message"].(string), "restored") {
+	if st["ok"] != true || !strings.Contains(st["message"].(string), "restored") || !strings.HasPrefix(st["undo"].(string), "rewind undo ") {
 		t.Fatalf("restore job: %v", st)
 	}
 	if l.Sim.Count("restore") != 1 || l.Sim.Count("restoreCommit") != 1 {
 		t.Errorf("simulator saw %d restores and %d commits, want 1 and 1", l.Sim.Count("restore"), l.Sim.Count("restoreCommit"))
 	}
-	last, _ := l.Log.Read(audit.Filter{Limit: 1})
-	if len(last) != 1 || last[0].Decision != audit.DecisionUndoRestore || last[0].Tool != "rewind ui" || last[0].Rewinds != r.ID {
-		t.Errorf("audit record of the restore: %+v", last)
+	last, _ := l.Log.Read(audit.Filter{Limit: 2})
+	if len(last) != 2 || last[0].Decision != audit.DecisionCheckpoint || last[1].Decision != audit.DecisionUndoRestore ||
+		last[1].Tool != "rewind ui" || last[1].Rewinds != r.ID || st["undo"] != "rewind undo "+last[0].ID+" --restore" {
+		t.Errorf("audit records of the restore: %+v", last)
 	}
 }
 
@@ -574,10 +600,34 @@ func TestTestAndStopThroughThePage(t *testing.T) {
 		recs[0].Tool != "rewind ui" {
 		t.Errorf("audit records: %+v", recs)
 	}
-	// A failing action reports Zerto's refusal: no test runs to stop.
-	_, out = c.post("/api/action", url.Values{"mode": {"stop-test"}, "id": {r.ID}, "vpg": {vpg}})
-	if st := c.waitJob(out["id"].(string)); st["ok"] != false || !strings.Contains(st["error"].(string), "no failover test is running") {
-		t.Errorf("second stop: %v", st)
+	// An action Zerto's state does not allow is refused before it starts:
+	// no test runs to stop.
+	resp, out = c.post("/api/action", url.Values{"mode": {"stop-test"}, "id": {r.ID}, "vpg": {vpg}})
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(out["error"].(string), "no failover test is running") {
+		t.Errorf("second stop: %s %v", resp.Status, out)
+	}
+
+	// A test someone else started is stopped only when the person says so.
+	if _, err := l.Sim.StartTest("fast", "", "drill-lead"); err != nil {
+		t.Fatal(err)
+	}
+	prep = readBody(t, c.get("/api/prepare?mode=stop-test&id="+r.ID+"&vpg="+vpg))
+	if !strings.Contains(prep, `"foreign":true`) || !strings.Contains(prep, "drill-lead started it") {
+		t.Errorf("prepare a stop of someone else's test: %s", prep)
+	}
+	resp, out = c.post("/api/action", url.Values{"mode": {"stop-test"}, "id": {r.ID}, "vpg": {vpg}})
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(out["error"].(string), "not started by rewind") {
+		t.Errorf("stop of someone else's test: %s %v", resp.Status, out)
+	}
+	if _, _, running := l.Sim.RunningTest("fast"); !running {
+		t.Fatal("someone else's test was stopped")
+	}
+	resp, out = c.post("/api/action", url.Values{"mode": {"stop-test"}, "id": {r.ID}, "vpg": {vpg}, "foreign": {"1"}})
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("confirmed stop: %s %v", resp.Status, out)
+	}
+	if st := c.waitJob(out["id"].(string)); st["ok"] != true {
+		t.Errorf("confirmed stop: %v", st)
 	}
 }
 
@@ -585,9 +635,9 @@ func TestOneActionPerVPG(t *testing.T) {
 	l := newLab(t)
 	p := recovery.Point{AuditID: "x", VPG: "fast", VPGIdentifier: "vpg-1"}
 	l.srv.jobs.mu.Lock()
-	l.srv.jobs.running["vpg-1"] = &job{Mode: recovery.ModeRestore, VPG: "fast"}
+	l.srv.jobs.running["vpg-1"] = &job{Mode: recovery.ModeRestore, VPGs: []string{"fast"}}
 	l.srv.jobs.mu.Unlock()
-	_, err := l.srv.jobs.start(recovery.ModeTest, p)
+	_, err := l.srv.jobs.start(&recovery.Plan{Mode: recovery.ModeTest, Points: []recovery.Point{p}}, recovery.Request{ID: "x", Mode: recovery.ModeTest})
 	var busy *BusyError
 	if !errors.As(err, &busy) || !strings.Contains(err.Error(), "restore is already running on VPG fast") {
 		t.Fatalf("start on a busy VPG: %v, want a BusyError", err)
@@ -608,7 +658,8 @@ func TestBadActions(t *testing.T) {
 		{"unknown mode", url.Values{"mode": {"failover"}, "id": {r.ID}}, http.StatusBadRequest, "unknown action"},
 		{"unknown id", url.Values{"mode": {"test"}, "id": {"zzzzzzzzzzzz"}}, http.StatusNotFound, "neither an audit id"},
 		{"unprotected call", url.Values{"mode": {"test"}, "id": {denied.ID}}, http.StatusBadRequest, "was not protected"},
-		{"other VPG", url.Values{"mode": {"test"}, "id": {r.ID}, "vpg": {"nope"}}, http.StatusNotFound, "no rewind point on that VPG"},
+		{"other VPG", url.Values{"mode": {"test"}, "id": {r.ID}, "vpg": {"nope"}}, http.StatusNotFound, "holds no rewind point of this call"},
+		{"short id", url.Values{"mode": {"test"}, "id": {r.ID[:4]}}, http.StatusBadRequest, "too short"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -621,5 +672,49 @@ func TestBadActions(t *testing.T) {
 	}
 	if n := l.Sim.Count("failoverTest"); n != 0 {
 		t.Errorf("%d failover tests started", n)
+	}
+}
+
+// TestRollbackThroughThePage: a restore that was sent and did not end
+// committed may wait in Zerto; the page offers its commit and rollback,
+// which need the operator's credentials like the restore.
+func TestRollbackThroughThePage(t *testing.T) {
+	l := newLab(t)
+	r := l.Protected(t, "toolu_rb", "web-01")
+	c := l.browser(t)
+	cp := r.Checkpoints[0]
+	// A restore Zerto has, waiting for its commit, which rewind stopped
+	// following.
+	l.Sim.SetTaskSteps(0)
+	task, err := l.svc.Z.Restore(t.Context(), cp.VMIdentifier, zvm.RestoreOptions{VPGIdentifier: cp.VPGIdentifier,
+		CheckpointIdentifier: cp.Identifier, CommitPolicy: zvm.CommitNone})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Log.Append(&audit.Record{Tool: "rewind ui", Decision: audit.DecisionUndoFailed, Rewinds: r.ID, Task: task,
+		Excerpt: "rewind ui " + r.ID + " --restore", Checkpoints: r.Checkpoints, Error: "context canceled"}); err != nil {
+		t.Fatal(err)
+	}
+	vms := c.page("/fragment/vms")
+	if !strings.Contains(vms, `data-action="rollback" data-id="`+r.ID+`"`) || !strings.Contains(vms, "may wait in Zerto for its commit") {
+		t.Fatalf("the VMs view offers no rollback:\n%s", vms)
+	}
+	resp, out := c.post("/api/action", url.Values{"mode": {"rollback"}, "id": {r.ID}, "vpg": {cp.VPGIdentifier}, "confirm": {"web-01"}})
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("rollback without credentials: %s %v", resp.Status, out)
+	}
+	resp, out = c.post("/api/action", url.Values{"mode": {"rollback"}, "id": {r.ID}, "vpg": {cp.VPGIdentifier}, "confirm": {"web-01"},
+		"zvm_user": {"operator"}, "zvm_password": {"op-secret"}})
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("rollback: %s %v", resp.Status, out)
+	}
+	if st := c.waitJob(out["id"].(string)); st["ok"] != true || !strings.Contains(st["message"].(string), "rolled back") {
+		t.Fatalf("rollback job: %v", st)
+	}
+	if _, _, ok := l.Sim.VMRecovery("web-01"); ok {
+		t.Error("web-01 is still restored after the rollback")
+	}
+	if strings.Contains(c.page("/fragment/vms"), `data-action="rollback"`) {
+		t.Error("the VMs view still offers a rollback")
 	}
 }

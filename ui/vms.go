@@ -66,6 +66,9 @@ type pointView struct {
 	// Undone are the logged calls that changed the VMs after it, newest
 	// first: what a restore to it loses.
 	Undone []audit.Record
+	// Waiting says a restore to it was sent and did not end committed: it
+	// may wait in Zerto for its commit or rollback.
+	Waiting bool
 }
 
 func pointAnchor(vpgID, checkpoint string) string {
@@ -140,6 +143,7 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 	d := vmsData{Configured: s.o.Recovery != nil, Problem: s.o.ZertoProblem}
 	d.Checking = d.Configured && !askZerto
 	order, byVM, names, calls := pointsOf(recs)
+	waiting := restoresWaiting(recs)
 	if len(order) == 0 {
 		return d
 	}
@@ -175,7 +179,8 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 		for i := len(points) - 1; i >= 0; i-- {
 			p := points[i]
 			v.Points = append(v.Points, pointView{AuditID: p.AuditID, Tag: p.Tag, Identifier: p.Checkpoint, Time: p.Time,
-				Call: calls[p.AuditID], VMs: p.VMNames(), Anchor: pointAnchor(p.VPGIdentifier, p.Checkpoint)})
+				Call: calls[p.AuditID], VMs: p.VMNames(), Anchor: pointAnchor(p.VPGIdentifier, p.Checkpoint),
+				Waiting: waiting[p.AuditID]})
 			shown = append(shown, p)
 		}
 		d.VMs = append(d.VMs, v)

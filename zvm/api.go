@@ -196,10 +196,14 @@ func (c *Client) FailoverTest(ctx context.Context, vpgID, checkpointID string, v
 	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverTest", body)
 }
 
-// FailoverTestStop ends the VPG's failover test, recording whether it
-// succeeded and a summary in Zerto's test report.
-func (c *Client) FailoverTestStop(ctx context.Context, vpgID string, success bool, summary string) (taskID string, err error) {
-	body := map[string]any{"failoverTestSuccess": success}
+// FailoverTestStop ends the VPG's failover test, recording in Zerto's test
+// report the summary and, when success is not nil, whether the test
+// succeeded: nil leaves the outcome unsaid, as the field is optional.
+func (c *Client) FailoverTestStop(ctx context.Context, vpgID string, success *bool, summary string) (taskID string, err error) {
+	body := map[string]any{}
+	if success != nil {
+		body["failoverTestSuccess"] = *success
+	}
 	if summary != "" {
 		body["failoverTestSummary"] = summary
 	}
@@ -217,7 +221,8 @@ const (
 	CommitNone // wait for FailoverCommit/FailoverRollback (RestoreCommit/RestoreRollback)
 )
 
-// ShutdownPolicy says how a failover treats the protected VMs.
+// ShutdownPolicy says how a failover or a journal VM restore treats the
+// running VMs.
 type ShutdownPolicy int
 
 // The shutdown policies, numbered as in the API.
@@ -277,13 +282,52 @@ func (c *Client) FailoverRollback(ctx context.Context, vpgID string) (taskID str
 	return c.post(ctx, "/v1/vpgs/"+url.PathEscape(vpgID)+"/FailoverRollback", nil)
 }
 
-// Restore starts a journal restore of the single VM vmID in VPG vpgID to
-// checkpointID. The VM waits, restored, for RestoreCommit or RestoreRollback.
-func (c *Client) Restore(ctx context.Context, vmID, vpgID, checkpointID string) (taskID string, err error) {
+// RestoreOptions are the choices of a journal VM restore: every field the
+// spec's JournalVMRestoreDataApi names (and Zerto's Python SDK always
+// sends), so that nothing is left to the ZVM's defaults.
+type RestoreOptions struct {
+	VPGIdentifier        string
+	CheckpointIdentifier string
+	// RestoredVMName is the name the restored VM has (restoredVmName).
+	RestoredVMName string
+	// CommitPolicy says what Zerto does once the VM is restored: CommitNone
+	// waits for RestoreCommit or RestoreRollback.
+	CommitPolicy CommitPolicy
+	// ShutdownPolicy says what happens to the running VM.
+	ShutdownPolicy ShutdownPolicy
+	// Wait is timeToWaitBeforeContinueInSeconds, whole seconds.
+	Wait time.Duration
+	// Settings is journalVMRestoreSettings; the zero value keeps the VM's
+	// datastore, NICs and volumes as they are (every field null).
+	Settings RestoreSettings
+}
+
+// RestoreSettings place a restored VM. Empty fields are sent as null,
+// which keeps that part of the VM as it is.
+type RestoreSettings struct {
+	DatastoreIdentifier string
+}
+
+// Restore starts a journal restore of the single VM vmID to a checkpoint
+// and returns its task. With CommitNone the VM then waits, restored, for
+// RestoreCommit or RestoreRollback.
+func (c *Client) Restore(ctx context.Context, vmID string, o RestoreOptions) (taskID string, err error) {
+	var datastore any
+	if o.Settings.DatastoreIdentifier != "" {
+		datastore = o.Settings.DatastoreIdentifier
+	}
 	body := map[string]any{
-		"vpgIdentifier":        vpgID,
-		"checkpointIdentifier": checkpointID,
-		"commitPolicy":         int(CommitNone),
+		"vpgIdentifier":                     o.VPGIdentifier,
+		"checkpointIdentifier":              o.CheckpointIdentifier,
+		"restoredVmName":                    o.RestoredVMName,
+		"commitPolicy":                      int(o.CommitPolicy),
+		"shutdownPolicy":                    int(o.ShutdownPolicy),
+		"timeToWaitBeforeContinueInSeconds": int(o.Wait / time.Second),
+		"journalVMRestoreSettings": map[string]any{
+			"datastoreIdentifier": datastore,
+			"nics":                nil,
+			"volumes":             nil,
+		},
 	}
 	return c.post(ctx, "/v1/vms/"+url.PathEscape(vmID)+"/Restore", body)
 }
@@ -360,4 +404,69 @@ func (c *Client) VMsByIdentifier(ctx context.Context, id string) ([]VM, error) {
 // is renewed by the caller's next request of another kind.
 func (c *Client) TaskState(ctx context.Context, id string) (Task, error) {
 	return c.task(ctx, id, true)
+}
+
+// VMOfVPG returns the protected VM vmID as VPG vpgID protects it (GET
+// /v1/vms/{id}?vpgIdentifier=): its status, as Zerto reports it now. A VM
+// in several VPGs needs the VPG named.
+func (c *Client) VMOfVPG(ctx context.Context, vmID, vpgID string) (VM, error) {
+	var w wireVM
+	r := request{method: http.MethodGet, path: "/v1/vms/" + url.PathEscape(vmID),
+		query: url.Values{"vpgIdentifier": {vpgID}}, unknownOn400: true}
+	if err := c.do(ctx, r, &w); err != nil {
+		return VM{}, err
+	}
+	return w.vm(), nil
+}
+
+// TaskFilter narrows Tasks. Zero fields do not filter.
+type TaskFilter struct {
+	// Type is the task type, such as "FailOverTest".
+	Type string
+	// StartedAfter keeps the tasks started after it (ZVM time); set it, so
+	// that the answer stays bounded.
+	StartedAfter time.Time
+}
+
+// Tasks lists the ZVM's tasks that f keeps. A ZVM that ignores a filter
+// answers more: the type is checked here again.
+func (c *Client) Tasks(ctx context.Context, f TaskFilter) ([]Task, error) {
+	q := url.Values{}
+	if f.Type != "" {
+		q.Set("type", f.Type)
+	}
+	if !f.StartedAfter.IsZero() {
+		q.Set("startedAfterDate", f.StartedAfter.UTC().Format(time.RFC3339Nano))
+	}
+	var ws []wireTask
+	if err := c.do(ctx, request{method: http.MethodGet, path: "/v1/tasks", query: q}, &ws); err != nil {
+		return nil, err
+	}
+	tasks := make([]Task, 0, len(ws))
+	for _, w := range ws {
+		t := w.task()
+		if f.Type != "" && !strings.EqualFold(t.Type, f.Type) {
+			continue
+		}
+		tasks = append(tasks, t)
+	}
+	return tasks, nil
+}
+
+// Offers reports whether the ZVM has a route for path with method, without
+// calling it: it sends a GET, which a route that takes only other methods
+// answers 405 Method Not Allowed, and an unknown route 404. Only for paths
+// whose GET changes nothing, which is every path that takes POST on a ZVM.
+func (c *Client) Offers(ctx context.Context, method, path string) (bool, error) {
+	err := c.do(ctx, request{method: http.MethodGet, path: path}, nil)
+	var ze *Error
+	switch {
+	case err == nil:
+		return method == http.MethodGet, nil
+	case errors.As(err, &ze) && ze.Status == http.StatusMethodNotAllowed:
+		return true, nil
+	case errors.As(err, &ze) && ze.Status == http.StatusNotFound:
+		return false, nil
+	}
+	return false, err
 }

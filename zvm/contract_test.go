@@ -136,8 +136,11 @@ func TestContract(t *testing.T) {
 	must(pw.ServerTime(ctx))
 	must(pw.WaitTask(ctx, "task-1", time.Millisecond, nil))
 	must(pw.FailoverTest(ctx, webVPGID, "cp-1", []string{webVMID}))
-	must(pw.FailoverTestStop(ctx, webVPGID, true, "checked by rewind"))
-	must(pw.Restore(ctx, webVMID, webVPGID, "cp-1"))
+	must(pw.FailoverTestStop(ctx, webVPGID, &yes, "checked by rewind"))
+	must(pw.Restore(ctx, webVMID, RestoreOptions{VPGIdentifier: webVPGID, CheckpointIdentifier: "cp-1", RestoredVMName: "web-01",
+		CommitPolicy: CommitNone, ShutdownPolicy: ShutdownGraceful, Wait: time.Minute, Settings: RestoreSettings{DatastoreIdentifier: "ds-1"}}))
+	must(pw.VMOfVPG(ctx, webVMID, webVPGID))
+	must(pw.Tasks(ctx, TaskFilter{Type: "FailOverTest", StartedAfter: time.Now().Add(-time.Hour)}))
 	must(pw.RestoreCommit(ctx, webVMID, webVPGID))
 	must(pw.RestoreRollback(ctx, webVMID, webVPGID))
 	must(pw.Failover(ctx, webVPGID, "cp-1", FailoverOptions{CommitPolicy: CommitNone, CommitWait: time.Minute,

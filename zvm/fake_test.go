@@ -206,6 +206,13 @@ func (f *fakeZVM) api(w http.ResponseWriter, r *http.Request, path string) {
 			"Earliest": map[string]any{"CheckpointIdentifier": "cp-1", "TimeStamp": "2025-01-02T03:04:05Z"},
 			"Latest":   map[string]any{"CheckpointIdentifier": "cp-2", "TimeStamp": "2025-01-02T03:04:10Z", "Tag": "rewind-1"},
 		})
+	case r.Method == "GET" && path == "/v1/tasks":
+		writeJSON(w, 200, []any{map[string]any{
+			"TaskIdentifier": "task-1", "Type": "FailOverTest", "InitiatedBy": "admin",
+			"Status":  map[string]any{"State": 6, "Progress": 100},
+			"Started": "2025-01-02T03:04:05Z", "Completed": nil,
+			"RelatedEntities": map[string]any{"Vpgs": []any{map[string]any{"identifier": webVPGID}}},
+		}})
 	case r.Method == "GET" && strings.HasPrefix(path, "/v1/tasks/"):
 		id := strings.TrimPrefix(path, "/v1/tasks/")
 		f.mu.Lock()

@@ -36,7 +36,7 @@ func TestVPGTestRunning(t *testing.T) {
 	if !running() {
 		t.Error("TestRunning false during a test")
 	}
-	if _, err := c.FailoverTestStop(ctx, id, true, ""); err != nil {
+	if _, err := c.FailoverTestStop(ctx, id, nil, ""); err != nil {
 		t.Fatal(err)
 	}
 	if running() {

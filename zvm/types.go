@@ -240,6 +240,10 @@ type VPG struct {
 	// TestRunning says a failover test of the VPG is running
 	// (ActiveProcessesApi.RunningFailOverTestApi).
 	TestRunning bool
+	// JournalHistory is how long the journal is configured to keep
+	// checkpoints (HistoryStatusApi.ConfiguredHistoryInMinutes); zero when
+	// Zerto does not say.
+	JournalHistory time.Duration
 }
 
 type wireVPG struct {
@@ -256,6 +260,7 @@ type wireVPG struct {
 	ActiveProcessesApi   struct {
 		RunningFailOverTestApi *struct{ Stage string }
 	}
+	HistoryStatusApi struct{ ConfiguredHistoryInMinutes int }
 }
 
 func (w wireVPG) vpg() VPG {
@@ -272,6 +277,7 @@ func (w wireVPG) vpg() VPG {
 		ActualRPO:         time.Duration(w.ActualRPO) * time.Second,
 		ConfiguredRPO:     time.Duration(w.ConfiguredRpoSeconds) * time.Second,
 		TestRunning:       w.ActiveProcessesApi.RunningFailOverTestApi != nil,
+		JournalHistory:    time.Duration(w.HistoryStatusApi.ConfiguredHistoryInMinutes) * time.Minute,
 	}
 }
 
@@ -347,6 +353,11 @@ type Task struct {
 	CompleteReason string // Zerto's text, redacted as error messages are; set when a task fails
 	Started        time.Time
 	Completed      time.Time // zero while the task runs
+	// InitiatedBy is who started the task, as Zerto names them.
+	InitiatedBy string
+	// VPGs are the identifiers of the VPGs the task is about
+	// (RelatedEntities.Vpgs).
+	VPGs []string
 }
 
 type wireTask struct {
@@ -357,9 +368,11 @@ type wireTask struct {
 		State    TaskState
 		Progress int
 	}
-	CompleteReason string
-	Started        wireTime
-	Completed      wireTime
+	CompleteReason  string
+	Started         wireTime
+	Completed       wireTime
+	InitiatedBy     wireString
+	RelatedEntities struct{ Vpgs []wireID }
 }
 
 func (w wireTask) task() Task {
@@ -378,7 +391,19 @@ func (w wireTask) task() Task {
 		CompleteReason: redactMessage(w.CompleteReason),
 		Started:        w.Started.Time,
 		Completed:      w.Completed.Time,
+		InitiatedBy:    string(w.InitiatedBy),
+		VPGs:           vpgIDs(w.RelatedEntities.Vpgs),
 	}
+}
+
+func vpgIDs(ws []wireID) []string {
+	var ids []string
+	for _, w := range ws {
+		if w != "" {
+			ids = append(ids, string(w))
+		}
+	}
+	return ids
 }
 
 // Site is the ZVM's own site, as GET /v1/localsite returns it.

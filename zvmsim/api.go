@@ -428,6 +428,7 @@ func (c *call) failoverTestStop() {
 		if v.test == nil {
 			return fail(http.StatusBadRequest, "There is no failover test running for VPG %s.", v.cfg.Name)
 		}
+		s.recordStopLocked(v, body.FailoverTestSuccess, body.FailoverTestSummary)
 		kept := s.vms[:0]
 		for _, vm := range s.vms {
 			if vm.testOf == nil || vm.vpg != v {
@@ -445,13 +446,7 @@ func (c *call) failoverTestStop() {
 // restore starts a journal VM restore: the VM reports the checkpoint it was
 // restored to until RestoreRollback undoes it.
 func (c *call) restore() {
-	var body struct {
-		VpgIdentifier        string
-		CheckpointIdentifier string
-		RestoredVmName       string
-		CommitPolicy         *int
-		ShutdownPolicy       *int
-	}
+	var body RestoreRequest
 	if !c.decode(&body) {
 		return
 	}
@@ -471,6 +466,8 @@ func (c *call) restore() {
 			return fail(http.StatusBadRequest, "A checkpoint identifier is required to restore VM %s.", vm.name)
 		case vm.restoring:
 			return fail(http.StatusBadRequest, "VM %s is already being restored.", vm.name)
+		case c.s.restoringElsewhereLocked(vm) != nil:
+			return fail(http.StatusBadRequest, "VM %s is already being restored from the journal of VPG %s.", vm.name, c.s.restoringElsewhereLocked(vm).cfg.Name)
 		case v.failover != nil:
 			return fail(http.StatusBadRequest, "VPG %s is failing over.", v.cfg.Name)
 		case v.test != nil:
@@ -480,17 +477,7 @@ func (c *call) restore() {
 		if st != 0 {
 			return st, resp
 		}
-		vm.recovered, vm.operation, vm.restoring = &cp, "Restore", true
-		finish := awaitCommit
-		if body.CommitPolicy != nil && *body.CommitPolicy == 1 {
-			// Commit: the restore keeps the VM as soon as it is done.
-			finish = func(t *task, now time.Time) {
-				vm.restoring, vm.operation, vm.restoreTask = false, "RestoreCommitted", nil
-				t.complete(now)
-			}
-		}
-		vm.restoreTask = c.runningTaskLocked(taskRestore, v, finish)
-		return http.StatusOK, vm.restoreTask.id
+		return http.StatusOK, c.startRestoreLocked(vm, cp, body).id
 	})
 }
 

@@ -20,14 +20,16 @@
 // to end (SetTaskSteps), so a client that follows them sees them progress; a
 // restore then waits for RestoreCommit or RestoreRollback. Operations that
 // exclude each other (a second test, a restore during a test, a test during
-// a restore) are refused as a ZVM refuses them, and SetJournalHistory ages
-// checkpoints out of a journal.
+// a restore, a second restore of one VM from another VPG) are refused as a
+// ZVM refuses them; SetJournalHistory ages checkpoints out of a journal,
+// Resync empties one, and StartTest runs a drill as a named person.
 //
 // Real ZVMs have habits a friendly simulator hides; the scenario's [strict]
 // table (Strict, or Server.SetStrict) switches them on one by one: a clock
 // that is not the host's, no refresh token for client_credentials, 400 for
 // unknown identifiers, 415 for a JSON body without its content type, tags
-// written the moment they are accepted, 401 for a completed task. A VM
+// written the moment they are accepted, 401 for a completed task, a
+// restore whose task completes before its commit. A VM
 // listed in several VPGs, and inserts that fail at the journal tick
 // (insert_tick_failure), are declared in the scenario itself.
 //

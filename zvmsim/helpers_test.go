@@ -120,6 +120,7 @@ type wireTask struct {
 	Status         struct{ State, Progress int }
 	Completed      *string
 	CompleteReason *string
+	InitiatedBy    string
 }
 
 type wireVM struct {

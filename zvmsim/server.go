@@ -51,7 +51,9 @@ type Server struct {
 	authorizedCalls int     // for Unauthorized401AfterN
 	tokenTTL        time.Duration
 	refreshTTL      time.Duration
-	tokens          map[string]token // access tokens and sessions
+	tokens          map[string]token          // access tokens and sessions
+	restores        map[string]RestoreRequest // by lower-case VM name: the last journal restore asked (recovery.go)
+	stops           map[*vpgState]TestStop    // the last failover test stop of each VPG (recovery.go)
 	refreshTokens   map[string]token
 	vpgs            []*vpgState
 	vms             []*vmState

@@ -36,6 +36,11 @@ type Strict struct {
 	// CompletedTask401 answers GET /v1/tasks/{id} of a completed task with
 	// 401, as some ZVMs do.
 	CompletedTask401 bool `toml:"completed_task_401"`
+	// RestoreCompletesBeforeCommit completes a journal VM restore's task
+	// once the restored VM is up, while the VM still waits for
+	// RestoreCommit or RestoreRollback, instead of leaving the task
+	// WaitingForUserInput. Which of the two a ZVM 10.x does is not public.
+	RestoreCompletesBeforeCommit bool `toml:"restore_completes_before_commit"`
 }
 
 // SignedDuration is a time.Duration written as a Go duration string that
@@ -111,6 +116,7 @@ func (st Strict) Habits() []string {
 		{st.RequireJSONContentType, "415 for JSON bodies without their content type"},
 		{st.TagsAtOnce, "tags written at once"},
 		{st.CompletedTask401, "401 for completed tasks"},
+		{st.RestoreCompletesBeforeCommit, "restore tasks complete before their commit"},
 	} {
 		if b.on {
 			h = append(h, b.name)

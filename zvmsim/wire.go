@@ -149,7 +149,7 @@ func (s *Server) vpgWireLocked(r *http.Request, v *vpgState) vpgJSON {
 		UsedStorageInMB:        int64(18432 * len(v.cfg.VMs)),
 		LastTest:               ztime(v.lastTest),
 		Link:                   newLink(r, "VpgApi", "/v1/vpgs/"+v.cfg.ID, v.cfg.ID),
-		HistoryStatusApi:       historyStatusJSON{ConfiguredHistoryInMinutes: int(time.Duration(v.cfg.History) / time.Minute)},
+		HistoryStatusApi:       historyStatusJSON{ConfiguredHistoryInMinutes: int(v.retention() / time.Minute)},
 	}
 	for _, vm := range s.vms {
 		if vm.vpg == v && vm.testOf == nil {

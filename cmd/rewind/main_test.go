@@ -51,6 +51,7 @@ func TestScript(t *testing.T) {
 			"simctl":     cmdSimctl,
 			"lastrecord": cmdLastRecord,
 			"fits":       cmdFits,
+			"tty":        cmdTTY,
 		},
 	})
 }

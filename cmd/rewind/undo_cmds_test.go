@@ -34,6 +34,8 @@ func simOf(ts *testscript.TestScript) *simHandle {
 //	simctl steps N                    reads of a test's or restore's task before it ends
 //	simctl history VPG DURATION       set the VPG's journal history and tick, ageing checkpoints out
 //	simctl status VPG STATUS SUB      set the VPG's status and substatus, by name
+//	simctl othertest VPG USER         USER starts a failover test of VPG, as a drill in Zerto's console
+//	simctl resync VPG                 a re-sync empties the VPG's journal
 //	[!] simctl test VPG [CP]          a failover test of VPG is running (from checkpoint CP)
 //	[!] simctl recovered VM [CP [OP]] VM was restored (to CP, by operation OP)
 func cmdSimctl(ts *testscript.TestScript, neg bool, args []string) {
@@ -74,6 +76,17 @@ func cmdSimctl(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Check(st.UnmarshalText([]byte(args[2])))
 		ts.Check(sub.UnmarshalText([]byte(args[3])))
 		ts.Check(s.SetVPGStatus(args[1], st, sub))
+	case "othertest":
+		if len(args) != 3 {
+			ts.Fatalf("usage: simctl othertest VPG USER")
+		}
+		_, err := s.StartTest(args[1], "", args[2])
+		ts.Check(err)
+	case "resync":
+		if len(args) != 2 {
+			ts.Fatalf("usage: simctl resync VPG")
+		}
+		ts.Check(s.Resync(args[1]))
 	case "test":
 		if len(args) < 2 || len(args) > 3 {
 			ts.Fatalf("usage: simctl test VPG [CP]")
@@ -101,20 +114,33 @@ func cmdSimctl(ts *testscript.TestScript, neg bool, args []string) {
 
 // cmdLastRecord sets an environment variable from the newest audit record:
 //
-//	lastrecord VAR id|checkpoint|tag|decision [N]
+//	lastrecord VAR id|checkpoint|tag|decision|before|beforecp [N]
 //
-// With N, only the first N characters, as a person types a prefix.
+// before and beforecp are the id and CheckpointIdentifier of the newest
+// checkpoint rewind took of VMs before a restore. With N, only the first N
+// characters, as a person types a prefix.
 func cmdLastRecord(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) < 2 || len(args) > 3 {
-		ts.Fatalf("usage: lastrecord VAR id|checkpoint|tag|decision [N]")
+		ts.Fatalf("usage: lastrecord VAR id|checkpoint|tag|decision|before|beforecp [N]")
 	}
 	l := audit.Open(ts.Getenv("REWIND_STATE_DIR"))
-	recs, err := l.Read(audit.Filter{Limit: 1})
+	recs, err := l.Read(audit.Filter{})
 	ts.Check(err)
 	if len(recs) == 0 {
 		ts.Fatalf("lastrecord: the audit log is empty")
 	}
-	r := recs[0]
+	r := recs[len(recs)-1]
+	if args[1] == "before" || args[1] == "beforecp" {
+		i := len(recs) - 1
+		for i >= 0 && recs[i].Decision != audit.DecisionCheckpoint {
+			i--
+		}
+		if i < 0 {
+			ts.Fatalf("lastrecord: no checkpoint of VMs before a restore in the log")
+		}
+		r = recs[i]
+		args[1] = map[string]string{"before": "id", "beforecp": "checkpoint"}[args[1]]
+	}
 	var v string
 	switch args[1] {
 	case "id":

@@ -242,6 +242,7 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	d.tls(https, zo)
 	d.line(checkOK, "credentials accepted", "logged in as "+identity(zo), "")
 	d.clock(ctx, c)
+	d.restoreEndpoints(ctx, c)
 }
 
 // clockSkewWarn is the offset past which doctor warns: rewind works in

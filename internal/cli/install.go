@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
@@ -151,7 +152,9 @@ func newUninstallCmd() *cobra.Command {
 		Short: "Remove what rewind install added to an agent host's settings",
 		Long: `uninstall takes rewind's hooks and MCP server out of an agent host's settings,
 and nothing else. What the install made for them (objects, files, folders)
-goes too, so that the settings are as they were before it.`,
+goes too, so that the settings are as they were before it. It asks you to
+type "uninstall" at this machine's terminal first (--dry-run asks nothing
+and writes nothing).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()
@@ -161,6 +164,19 @@ goes too, so that the settings are as they were before it.`,
 			res, err := install.PlanRemove(o)
 			if err != nil {
 				return planError(err)
+			}
+			if !f.dryRun && len(res.Changes) > 0 {
+				// Taking the guard out is the person's call, asked where an
+				// agent's command cannot answer.
+				var files []string
+				for _, c := range res.Changes {
+					files = append(files, "  "+c.Path)
+				}
+				text := fmt.Sprintf("Uninstalling takes rewind's hook and MCP server out of %s (%s scope): the agent's calls are no longer guarded, and no checkpoint is taken before they change a VM. It changes:\n%s",
+					o.Host, o.Scope, strings.Join(files, "\n"))
+				if err := personConfirms("uninstall", text, "uninstall"); err != nil {
+					return err
+				}
 			}
 			return report(cmd.OutOrStdout(), o, res, f, "removed")
 		},

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/confirm"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
 )
@@ -26,6 +27,10 @@ turn a protect or deny of your config or the catalog into none, shorten the
 budget below 10s, loosen hook.on_error or hook.pending, or change [zerto] or
 [targets]. A trusted one is laid over your config: its rules come first and
 the settings it sets replace yours. Editing the file makes it untrusted again.
+
+Since an agent can write such a file and run this command, trust shows the
+file and asks you to type "trust" at this machine's terminal (never from
+standard input); without a terminal it trusts nothing.
 
 --revoke forgets the trust of the file.`,
 		Args: cobra.MaximumNArgs(1),
@@ -54,9 +59,28 @@ the settings it sets replace yours. Editing the file makes it untrusted again.
 			if cfg, err := policy.Find("", filepath.Dir(path), os.Getenv); err == nil {
 				_, ignored = cfg.Untrusted()
 			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return fmt.Errorf("reading config: %w", err)
+			}
+			if _, err := policy.Parse(path, data); err != nil {
+				return err
+			}
+			// An agent can write the file and run this command; a person
+			// must see what is trusted, and say so where the agent cannot.
+			want := policy.TrustedHash(data)
+			if err := personConfirms("trust", trustText(path, want, data, ignored), "trust"); err != nil {
+				return err
+			}
 			canon, hash, err := policy.Trust(path, os.Getenv)
 			if err != nil {
 				return err
+			}
+			if hash != want {
+				// The file changed while the person read it: what they
+				// confirmed is not what would be trusted.
+				policy.Revoke(path, os.Getenv)
+				return fmt.Errorf("%s changed while you were asked: nothing is trusted; run rewind trust again", canon)
 			}
 			fmt.Fprintf(out, "trusted %s (%s)\nit may now loosen your policy; an edit makes it untrusted again\n", canon, hash)
 			for _, s := range ignored {
@@ -94,4 +118,49 @@ func trustTarget(args []string) (string, error) {
 		}
 	}
 	return projects[0], nil
+}
+
+// maxShownLines bounds the lines of a config shown for its trust.
+const maxShownLines = 80
+
+// trustText says what trusting the file at path, with content data, does.
+func trustText(path, hash string, data []byte, ignored []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Trusting %s (%s) lets it loosen your policy: its rules come before yours, and what it sets replaces your settings, [zerto] and [targets] included.\n", path, hash)
+	if len(ignored) == 0 {
+		b.WriteString("Untrusted, it loses nothing it sets now.\n")
+	}
+	for _, s := range ignored {
+		fmt.Fprintf(&b, "It would then apply: %s\n", s)
+	}
+	lines := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	fmt.Fprintf(&b, "Its %d lines:\n", len(lines))
+	for i, l := range lines {
+		if i == maxShownLines {
+			fmt.Fprintf(&b, "  ... and %d more: read the file before you trust it\n", len(lines)-maxShownLines)
+			break
+		}
+		fmt.Fprintf(&b, "  | %s\n", l)
+	}
+	return b.String()
+}
+
+// personConfirms shows text at this machine's terminal and asks the person
+// there to type word: the confirmation of what loosens the guard (trust,
+// uninstall), which no flag, piped input or agent's command without a
+// terminal can give. It lives in the code, not in a catalog rule, so a
+// renamed copy of the binary asks the same.
+func personConfirms(what, text, word string) error {
+	tty, err := openTerminal()
+	if err != nil {
+		return &hintError{err: fmt.Errorf("%s needs a person at this machine's terminal (%v): nothing was changed", what, err),
+			hint: "run it in a terminal of your own; no flag or piped input confirms it"}
+	}
+	defer tty.Close()
+	tty.Say(text)
+	ok, err := confirm.Word(tty, fmt.Sprintf("To %s, type %s; anything else cancels: ", what, word), word)
+	if err != nil || !ok {
+		return fmt.Errorf("%s not confirmed: nothing was changed", what)
+	}
+	return nil
 }

@@ -70,7 +70,7 @@ func uiOptions(configPath string, getenv func(string) string, stderr io.Writer) 
 		return ui.Options{}, err
 	}
 	o := ui.Options{Log: audit.Open(dir)}
-	u := &undo{configPath: configPath, getenv: getenv, stderr: stderr}
+	u := &undo{config: configPath, getenv: getenv, stderr: stderr}
 	svc, err := u.service()
 	if err != nil {
 		o.ZertoProblem = err.Error()
@@ -107,7 +107,7 @@ func serveUI(ctx context.Context, stdout, stderr io.Writer, addr string, open bo
 		if tcp.IP.IsUnspecified() {
 			where = fmt.Sprintf("port %d of every address of this machine", tcp.Port)
 		}
-		fmt.Fprintf(stderr, "rewind: warning: listening on %s, which other machines may reach: whoever has the URL can test and restore VMs. Prefer 127.0.0.1 and an SSH tunnel.\n", where)
+		fmt.Fprintf(stderr, "rewind: warning: listening on %s, which other machines may reach: whoever has the URL can start failover tests (a restore also needs a Zerto password). Prefer 127.0.0.1 and an SSH tunnel.\n", where)
 	}
 	fmt.Fprintln(stdout, srv.URL())
 	zerto := "Zerto not configured: timeline only"

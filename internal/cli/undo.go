@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -15,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/confirm"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvm"
@@ -22,32 +22,43 @@ import (
 
 func newUndoCmd() *cobra.Command {
 	var (
-		configPath        string
-		stopTest, restore bool
-		yes, asJSON       bool
+		configPath                  string
+		stopTest, restore, rollback bool
+		commit, checkpoint, passed  bool
+		yes, asJSON                 bool
+		vpgs                        []string
 	)
 	cmd := &cobra.Command{
 		Use:   "undo ID",
 		Short: "Go back for a logged call: a failover test from its checkpoint, or a restore to it",
 		Long: `undo goes back for a call the hook protected. ID is the call's audit id from
-"rewind log" (a unique prefix will do), or a bare CheckpointIdentifier.
+"rewind log" (a unique prefix of at least 6 characters will do), or a bare
+CheckpointIdentifier (with --checkpoint when it could be read as either).
 
   --test       (the default) starts a Zerto failover test from the call's
                checkpoint, for the VMs the call touched: test copies come up
                on the recovery site beside the live VMs, which are untouched.
-  --stop-test  stops that test; the test copies go away.
+  --stop-test  stops that test; the test copies go away. A test rewind did
+               not start is stopped only when you confirm at the terminal.
   --restore    restores the VMs the call touched to the checkpoint (a journal
                VM restore) and commits it. Every change made to them after
-               the checkpoint is lost: undo says which, and asks you to type
-               the VM name, or takes --yes. Without either it sends nothing.
+               the checkpoint is lost: undo says which, takes a checkpoint of
+               the VMs as they are now (the restore's own way back), and asks
+               you at this machine's terminal to type the VM name and your
+               own Zerto user and password. Nothing else confirms a restore.
+  --rollback   rolls back a restore that waits in Zerto for its commit.
+  --commit     commits a restore that waits in Zerto for its commit.
 
-Zerto is reached as the hook reaches it: the config's [zerto] table and the
-REWIND_ZVM_* variables. Every test, stop and restore is recorded in the
-audit log.`,
+A VM the hook protected in several VPGs goes back in one of them: name it
+with --vpg. Zerto is reached for reading, checkpoints and tests as the hook
+reaches it (the config's [zerto] table and the REWIND_ZVM_* variables); a
+restore, its commit and its rollback run with your own credentials, typed at
+the terminal and never kept. Every rewind is recorded in the audit log.`,
 		Example: `  rewind undo 7k3m9qz2xw4t
-  rewind undo 7k3m --stop-test
-  rewind undo 7k3m --restore
-  rewind undo 1000123 --restore --yes --json`,
+  rewind undo 7k3m9q --stop-test
+  rewind undo 7k3m9q --restore
+  rewind undo 7k3m9q --restore --vpg lab-apps
+  rewind undo --checkpoint 1000123 --test --json`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 {
 				return &hintError{err: errors.New("undo takes one ID"), hint: "rewind log lists the calls with their ids"}
@@ -55,22 +66,36 @@ audit log.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if yes {
+				return &hintError{err: errors.New("--yes does not confirm a rewind: nothing was sent to Zerto"),
+					hint: "run rewind undo in a terminal of your own: a restore asks you there for the VM name and your own Zerto credentials"}
+			}
 			mode := recovery.ModeTest
 			switch {
 			case stopTest:
 				mode = recovery.ModeStopTest
 			case restore:
 				mode = recovery.ModeRestore
+			case rollback:
+				mode = recovery.ModeRollback
+			case commit:
+				mode = recovery.ModeCommit
+			}
+			if passed && mode != recovery.ModeStopTest {
+				return errors.New("--passed goes with --stop-test")
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt)
 			defer stop()
 			u := &undo{
-				id: args[0], mode: mode, yes: yes, json: asJSON, configPath: configPath,
-				stdin: cmd.InOrStdin(), stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
-				getenv: os.Getenv,
+				req:    recovery.Request{ID: args[0], Checkpoint: checkpoint, Mode: mode, VPGs: vpgs},
+				json:   asJSON,
+				config: configPath, stdout: cmd.OutOrStdout(), stderr: cmd.ErrOrStderr(),
+				getenv: os.Getenv, terminal: openTerminal,
+			}
+			if passed {
+				u.req.Passed = &passed
 			}
 			u.progressTTY = isTerminal(u.stderr)
-			u.interactive = u.progressTTY && isTerminal(u.stdin)
 			return u.run(ctx)
 		},
 	}
@@ -78,25 +103,41 @@ audit log.`,
 	f.Bool("test", false, "start a failover test from the checkpoint (the default)")
 	f.BoolVar(&stopTest, "stop-test", false, "stop the failover test")
 	f.BoolVar(&restore, "restore", false, "restore the VMs to the checkpoint and commit; loses every later change")
-	f.BoolVar(&yes, "yes", false, "with --restore: restore without asking")
+	f.BoolVar(&rollback, "rollback", false, "roll back a restore that waits for its commit")
+	f.BoolVar(&commit, "commit", false, "commit a restore that waits for its commit")
+	f.StringArrayVar(&vpgs, "vpg", nil, "the `VPG` to go back in, for a VM protected in several (repeatable)")
+	f.BoolVar(&checkpoint, "checkpoint", false, "ID is a CheckpointIdentifier, not an audit id")
+	f.BoolVar(&passed, "passed", false, "with --stop-test: record in Zerto's test report that the test passed")
 	f.BoolVar(&asJSON, "json", false, "print the outcome as JSON, one object per VPG")
 	f.StringVar(&configPath, "config", "", "config `file` (default: discovered, as the hook does)")
-	cmd.MarkFlagsMutuallyExclusive("test", "stop-test", "restore")
+	f.BoolVar(&yes, "yes", false, "no longer confirms anything")
+	f.MarkHidden("yes")
+	cmd.MarkFlagsMutuallyExclusive("test", "stop-test", "restore", "rollback", "commit")
 	return cmd
+}
+
+// openTerminal opens the person's terminal; a test replaces it.
+func openTerminal() (terminal, error) { return confirm.Open() }
+
+// terminal is the controlling terminal, as undo uses it.
+type terminal interface {
+	confirm.Asker
+	Close() error
 }
 
 // undo is one run of `rewind undo`.
 type undo struct {
-	id, mode   string
-	yes, json  bool
-	configPath string
-	stdin      io.Reader
-	stdout     io.Writer
-	stderr     io.Writer
-	getenv     func(string) string
-	// interactive says a person can be asked: stdin and stderr are a
-	// terminal. progressTTY says stderr is one, for a progress line.
-	interactive, progressTTY bool
+	req    recovery.Request
+	json   bool
+	config string
+	stdout io.Writer
+	stderr io.Writer
+	getenv func(string) string
+	// terminal opens the person's terminal: the controlling terminal,
+	// never standard input.
+	terminal func() (terminal, error)
+	// progressTTY says stderr is a terminal, for a progress line.
+	progressTTY bool
 	// svc is set by run from the config, or beforehand by a test.
 	svc *recovery.Service
 }
@@ -113,38 +154,111 @@ func (u *undo) run(ctx context.Context) error {
 		}
 		u.svc = svc
 	}
-	points, err := u.svc.Find(ctx, u.id)
+	req := u.req
+	pr := u.progress()
+	req.Progress = pr.show
+	switch {
+	case recovery.NeedsOperator(req.Mode):
+		tty, err := u.terminal()
+		if err != nil {
+			return u.noTerminal(ctx, err)
+		}
+		defer tty.Close()
+		req.Confirm = u.asOperator(tty)
+	case req.Mode == recovery.ModeStopTest:
+		req.Confirm = u.stopOthers
+	}
+	results, err := u.svc.Run(ctx, req)
+	pr.end()
+	for _, res := range results {
+		if res.State == "" && res.Task == "" {
+			continue // refused before anything was sent
+		}
+		if perr := u.print(res); perr != nil {
+			return perr
+		}
+	}
 	if err != nil {
 		return u.hint(err)
 	}
-	if u.mode == recovery.ModeRestore {
-		if err := u.confirm(ctx, points); err != nil {
-			return err
-		}
-	}
-	for _, p := range points {
-		var (
-			res recovery.Result
-			err error
-		)
-		pr := u.progress()
-		switch u.mode {
-		case recovery.ModeTest:
-			res, err = u.svc.Test(ctx, p, pr.show)
-		case recovery.ModeStopTest:
-			res, err = u.svc.StopTest(ctx, p, pr.show)
-		default:
-			res, err = u.svc.Restore(ctx, p, pr.show)
-		}
-		pr.end()
-		if err != nil {
-			return u.hint(err)
-		}
-		if err := u.print(res); err != nil {
-			return err
-		}
-	}
 	return nil
+}
+
+// noTerminal refuses a rewind that needs a person when there is nobody to
+// ask: it says what the rewind would do, from reads only, and sends
+// nothing that changes anything.
+func (u *undo) noTerminal(ctx context.Context, cause error) error {
+	plan, err := u.svc.Plan(ctx, u.req)
+	if err != nil {
+		return u.hint(err)
+	}
+	fmt.Fprintln(u.stderr, plan.Text())
+	return &hintError{err: fmt.Errorf("--%s needs a person at this machine's terminal (%v): nothing was sent to Zerto", u.req.Mode, cause),
+		hint: "run it in a terminal of your own: it asks for the VM name and your own Zerto user and password, which rewind does not keep"}
+}
+
+// asOperator is the confirmation of a restore, a commit or a rollback:
+// the plan shown on the terminal, the VM names typed, then the person's
+// own Zerto credentials.
+func (u *undo) asOperator(tty terminal) func(context.Context, *recovery.Plan) (*recovery.Operator, error) {
+	return func(ctx context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
+		tty.Say(plan.Text())
+		var names []string
+		for _, p := range plan.Points {
+			names = append(names, p.VMNames()...)
+		}
+		what := "the VM name (" + names[0] + ")"
+		if len(names) > 1 {
+			what = "the VM names, separated by commas (" + strings.Join(names, ", ") + ")"
+		}
+		verb := map[string]string{recovery.ModeRestore: "restore", recovery.ModeRollback: "roll back", recovery.ModeCommit: "commit"}[plan.Mode]
+		line, err := tty.Line(fmt.Sprintf("To %s, type %s; anything else cancels: ", verb, what))
+		if err != nil || !recovery.NamesTyped(line, names) {
+			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: fmt.Sprintf("%s not confirmed: nothing was %s", plan.Mode, pastTense(plan.Mode))}
+		}
+		tty.Say("This runs with your own Zerto credentials, not rewind's; they are used for it and not kept.")
+		user, err := tty.Line("Zerto user: ")
+		if err != nil {
+			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no Zerto user typed: nothing was " + pastTense(plan.Mode)}
+		}
+		password, err := tty.Secret("Password: ")
+		if err != nil {
+			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no password typed: nothing was " + pastTense(plan.Mode)}
+		}
+		return u.svc.NewOperator(user, password)
+	}
+}
+
+// stopOthers confirms the stop of a failover test rewind did not start,
+// at the terminal.
+func (u *undo) stopOthers(ctx context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
+	tty, err := u.terminal()
+	if err != nil {
+		fmt.Fprintln(u.stderr, plan.Text())
+		return nil, &recovery.ConfirmError{Mode: plan.Mode,
+			Reason: fmt.Sprintf("the failover test was not started by rewind, and stopping it needs a person at this machine's terminal (%v): nothing was stopped", err)}
+	}
+	defer tty.Close()
+	tty.Say(plan.Text())
+	ok, err := confirm.Word(tty, "To stop it, type stop; anything else cancels: ", "stop")
+	if err != nil || !ok {
+		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "stop not confirmed: nothing was stopped"}
+	}
+	return nil, nil
+}
+
+func pastTense(mode string) string {
+	switch mode {
+	case recovery.ModeRestore:
+		return "restored"
+	case recovery.ModeRollback:
+		return "rolled back"
+	case recovery.ModeCommit:
+		return "committed"
+	case recovery.ModeStopTest:
+		return "stopped"
+	}
+	return "done"
 }
 
 // service builds the Service from the config and environment, the way the
@@ -154,7 +268,7 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		cwd = ""
 	}
-	cfg, err := policy.Find(u.configPath, cwd, u.getenv)
+	cfg, err := policy.Find(u.config, cwd, u.getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -175,60 +289,23 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recovery.Service{Z: z, Log: audit.Open(dir), Warnf: u.warnf}, nil
+	svc := recovery.NewService(cfg, z, zo, dir)
+	svc.Warnf = u.warnf
+	return svc, nil
 }
 
-// confirm states what a restore loses and asks for it to be confirmed:
-// --yes, or the VM names typed on a terminal. Nothing is sent to Zerto
-// before the answer.
-func (u *undo) confirm(ctx context.Context, points []recovery.Point) error {
-	var names []string
-	for _, p := range points {
-		loss, err := u.svc.Loss(ctx, p)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(u.stderr, loss.Text)
-		names = append(names, p.VMNames()...)
-	}
-	if !u.yes && !u.interactive {
-		return &hintError{err: errors.New("--restore needs a confirmation: nothing was sent to Zerto"),
-			hint: fmt.Sprintf("run it on a terminal to confirm by typing the VM name, or add --yes: rewind undo %s --restore --yes", u.id)}
-	}
-	// A restore bound to fail (aged out, a test running) is said before
-	// the person is asked to confirm it, and, for a call that touched
-	// several VPGs, before any of them is restored: a restore is not
-	// undone, so it is all of them or none.
-	for _, p := range points {
-		if err := u.svc.Check(ctx, p, recovery.ModeRestore); err != nil {
-			return u.hint(err)
-		}
-	}
-	if u.yes {
-		return nil
-	}
-	what := "the VM name (" + names[0] + ")"
-	if len(names) > 1 {
-		what = "the VM names, separated by commas (" + strings.Join(names, ", ") + ")"
-	}
-	fmt.Fprintf(u.stderr, "To restore, type %s; anything else cancels: ", what)
-	line, err := bufio.NewReader(u.stdin).ReadString('\n')
-	if err != nil && line == "" {
-		fmt.Fprintln(u.stderr)
-	}
-	if !recovery.NamesTyped(line, names) {
-		return errors.New("restore not confirmed: nothing was restored")
-	}
-	return nil
-}
-
-// print writes the outcome of a rewind.
+// print writes the outcome of a rewind in one VPG.
 func (u *undo) print(res recovery.Result) error {
 	p := res.Point
+	id := p.AuditID
+	if id == "" {
+		id = p.Checkpoint
+	}
 	if u.json {
-		id := p.AuditID
-		if id == "" {
-			id = p.Checkpoint
+		type before struct {
+			ID         string `json:"id"`
+			Checkpoint string `json:"checkpoint"`
+			Tag        string `json:"tag"`
 		}
 		out := struct {
 			ID           string   `json:"id"`
@@ -241,11 +318,54 @@ func (u *undo) print(res recovery.Result) error {
 			State        string   `json:"state"`
 			TestVMs      []string `json:"test_vms,omitempty"`
 			RecoverySite string   `json:"recovery_site,omitempty"`
-		}{id, res.Mode, p.VPG, p.VMNames(), p.Checkpoint, p.Tag, res.Task, res.State, res.TestVMs, res.RecoverySite}
+			Committed    []string `json:"committed,omitempty"`
+			Before       *before  `json:"before,omitempty"`
+		}{ID: id, Mode: res.Mode, VPG: p.VPG, VMs: p.VMNames(), Checkpoint: p.Checkpoint, Tag: p.Tag, Task: res.Task, State: res.State,
+			TestVMs: res.TestVMs, RecoverySite: res.RecoverySite, Committed: res.Committed}
+		if b := res.Before; b.AuditID != "" {
+			out.Before = &before{ID: b.AuditID, Checkpoint: b.Checkpoint, Tag: b.Tag}
+		}
 		enc := json.NewEncoder(u.stdout)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}
+	cp := describe(p)
+	vms := strings.Join(p.VMNames(), ", ")
+	w := u.stdout
+	switch res.Mode {
+	case recovery.ModeTest:
+		fmt.Fprintf(w, "Failover test of VPG %s from %s: task %s.\n", p.VPG, cp, res.State)
+		fmt.Fprintf(w, "Test copies on recovery site %s: %s\n", res.RecoverySite, strings.Join(res.TestVMs, ", "))
+		fmt.Fprintf(w, "The live VM%s (%s) %s untouched. When you have checked the copies, stop the test:\n  rewind undo %s --stop-test%s\n",
+			plural(len(p.VMs)), vms, isAre(len(p.VMs)), u.req.ID, u.vpgFlag(p))
+	case recovery.ModeStopTest:
+		fmt.Fprintf(w, "Failover test of VPG %s stopped: task %s. Its test copies are gone.\n", p.VPG, res.State)
+	case recovery.ModeRollback:
+		fmt.Fprintf(w, "The journal restore of %s (VPG %s) is rolled back: task %s.\n", vms, p.VPG, res.State)
+	case recovery.ModeCommit:
+		fmt.Fprintf(w, "The journal restore of %s (VPG %s) is committed: task %s.\n", vms, p.VPG, res.State)
+	default:
+		if len(res.Committed) == 0 {
+			return nil
+		}
+		fmt.Fprintf(w, "%s (VPG %s) restored to %s and committed: Zerto's commit task %s.\n", strings.Join(res.Committed, ", "), p.VPG, cp, res.State)
+		if b := res.Before; b.AuditID != "" {
+			fmt.Fprintf(w, "%s as %s just before the restore: %s. To undo the restore:\n  rewind undo %s --restore\n", vms, wasWere(len(p.VMs)), describe(b), b.AuditID)
+		}
+	}
+	return nil
+}
+
+// vpgFlag repeats the person's choice of VPG in a command to run next.
+func (u *undo) vpgFlag(p recovery.Point) string {
+	if len(u.req.VPGs) == 0 {
+		return ""
+	}
+	return " --vpg " + p.VPG
+}
+
+// describe names a rewind point's checkpoint for a person.
+func describe(p recovery.Point) string {
 	cp := "checkpoint " + p.Checkpoint
 	if p.Tag != "" {
 		cp = fmt.Sprintf("checkpoint %q (CheckpointIdentifier %s)", p.Tag, p.Checkpoint)
@@ -253,20 +373,7 @@ func (u *undo) print(res recovery.Result) error {
 	if !p.Time.IsZero() {
 		cp += " of " + p.Time.UTC().Format("2006-01-02T15:04:05Z")
 	}
-	vms := strings.Join(p.VMNames(), ", ")
-	w := u.stdout
-	switch res.Mode {
-	case recovery.ModeTest:
-		fmt.Fprintf(w, "Failover test of VPG %s from %s: task %s.\n", p.VPG, cp, res.State)
-		fmt.Fprintf(w, "Test copies on recovery site %s: %s\n", res.RecoverySite, strings.Join(res.TestVMs, ", "))
-		fmt.Fprintf(w, "The live VM%s (%s) %s untouched. When you have checked the copies, stop the test:\n  rewind undo %s --stop-test\n",
-			plural(len(p.VMs)), vms, isAre(len(p.VMs)), u.id)
-	case recovery.ModeStopTest:
-		fmt.Fprintf(w, "Failover test of VPG %s stopped: task %s. Its test copies are gone.\n", p.VPG, res.State)
-	default:
-		fmt.Fprintf(w, "%s (VPG %s) restored to %s and committed: task %s.\n", vms, p.VPG, cp, res.State)
-	}
-	return nil
+	return cp
 }
 
 func plural(n int) string {
@@ -274,6 +381,13 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
+}
+
+func wasWere(n int) string {
+	if n == 1 {
+		return "it was"
+	}
+	return "they were"
 }
 
 func isAre(n int) string {
@@ -288,26 +402,43 @@ func (u *undo) hint(err error) error {
 	var (
 		nf  *recovery.NotFoundError
 		amb *audit.AmbiguousError
+		pe  *recovery.PrefixError
+		ce  *recovery.ChoiceError
 		np  *recovery.NotProtectedError
 		ao  *recovery.AgedOutError
 		se  *recovery.StateError
+		he  *recovery.HookCredentialsError
+		le  *recovery.LoginError
 	)
+	id := u.req.ID
 	h := ""
 	switch {
 	case errors.As(err, &nf):
 		h = "rewind log lists the calls with their ids"
+	case errors.As(err, &pe) && pe.Digits:
+		h = "type the whole audit id from rewind log, or name the checkpoint: rewind undo --checkpoint " + id
+	case errors.As(err, &pe):
+		h = "rewind log lists the calls with their ids"
 	case errors.As(err, &amb):
 		h = "type more of the id"
+	case errors.As(err, &ce) && len(ce.VPGs) > 0:
+		h = fmt.Sprintf("choose with --vpg: rewind undo %s --%s --vpg %s", id, u.req.Mode, ce.VPGs[0])
 	case errors.As(err, &np):
 		h = "only a call logged as protected has a checkpoint to go back to; rewind log shows each call's decision"
+	case errors.As(err, &ao) && ao.Emptied:
+		h = "the checkpoints from before the re-sync are gone: go back to a later call in rewind log"
 	case errors.As(err, &ao):
 		h = "Zerto keeps checkpoints for the VPG's journal history: go back to a later call in rewind log, or lengthen the VPG's journal history"
 	case errors.As(err, &se) && se.TestRunning:
-		h = "stop the test first: rewind undo " + u.id + " --stop-test"
-	case errors.As(err, &se) && u.mode == recovery.ModeStopTest:
-		h = "start one with: rewind undo " + u.id + " --test"
+		h = "stop the test first: rewind undo " + id + " --stop-test"
+	case errors.As(err, &se) && u.req.Mode == recovery.ModeStopTest:
+		h = "start one with: rewind undo " + id + " --test"
 	case errors.As(err, &se):
 		h = "wait until Zerto's operation on the VPG has ended"
+	case errors.As(err, &he):
+		h = "type your own Zerto user and password: rewind's own credentials never restore (docs/undo.md)"
+	case errors.As(err, &le):
+		h = "check your Zerto user name and password, and run the command again"
 	case errors.Is(err, context.Canceled):
 		h = "a Zerto task already started goes on without rewind: follow it in Zerto's console"
 	case zvm.IsUnauthorized(err):
@@ -319,7 +450,7 @@ func (u *undo) hint(err error) error {
 	return &hintError{err: err, hint: h}
 }
 
-// progressLine shows a task's progress on stderr: one line rewritten in
+// progressLine shows a rewind's progress on stderr: one line rewritten in
 // place on a terminal, else a plain line at each change.
 type progressLine struct {
 	u    *undo
@@ -329,11 +460,17 @@ type progressLine struct {
 
 func (u *undo) progress() *progressLine { return &progressLine{u: u} }
 
-func (p *progressLine) show(t zvm.Task) {
+func (p *progressLine) show(pr recovery.Progress) {
 	if p.u.json && !p.u.progressTTY {
 		// Scripts that asked for JSON get no chatter.
 		return
 	}
+	if pr.Text != "" {
+		p.end()
+		fmt.Fprintln(p.u.stderr, strings.ToUpper(pr.Text[:1])+pr.Text[1:])
+		return
+	}
+	t := pr.Task
 	line := fmt.Sprintf("%s: %s %d%%", t.Type, t.State, t.Progress)
 	if t.Type == "" {
 		line = fmt.Sprintf("task %s: %s %d%%", t.Identifier, t.State, t.Progress)
@@ -362,4 +499,19 @@ func (p *progressLine) end() {
 func isTerminal(f any) bool {
 	file, ok := f.(*os.File)
 	return ok && term.IsTerminal(int(file.Fd()))
+}
+
+// restoreEndpoints is doctor's check that the ZVM offers the journal VM
+// restore `rewind undo --restore` needs, asked without restoring anything
+// (see recovery.RestoreEndpoints).
+func (d *doctor) restoreEndpoints(ctx context.Context, c *zvm.Client) {
+	missing, err := recovery.RestoreEndpoints(ctx, c)
+	switch {
+	case err != nil:
+		d.line(checkWarn, "restore endpoints", "cannot tell: "+err.Error(), "check with Zerto's API documentation for your ZVM version (docs/undo.md)")
+	case len(missing) > 0:
+		d.line(checkWarn, "restore endpoints", recovery.RestoreEndpointsText(missing), "use rewind undo --test, or a ZVM version with journal VM restore")
+	default:
+		d.line(checkOK, "restore endpoints", recovery.RestoreEndpointsText(nil), "")
+	}
 }

@@ -40,31 +40,32 @@ func (l *lab) rewind(ctx context.Context, n int, id string) ([]*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	points, err := svc.Find(ctx, id)
-	if err != nil {
-		return nil, err
-	}
 	test := &Result{Step: n, Call: "rewind undo " + id + " --test",
 		about: "going back: a failover test brings up a copy of the VM from the checkpoint of the protected call, beside the running VM"}
 	stop := &Result{Step: n + 1, Call: "rewind undo " + id + " --stop-test",
 		about: "the test is stopped, so nothing is left running"}
 	var tested, stopped []string
 	began := time.Now()
-	for _, p := range points {
-		res, err := svc.Test(ctx, p, nil)
-		if err != nil {
-			return nil, err
-		}
+	// The one operation every front end runs; rewind started this test, so
+	// its stop asks nobody, and a Confirm would only be asked for a test
+	// someone else started, which the demo never stops.
+	results, err := svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeTest})
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range results {
+		p := res.Point
 		tested = append(tested, fmt.Sprintf("failover test of VPG %s from checkpoint %q (CheckpointIdentifier %s) for %s: Zerto's task %s; the test copy %s runs on %s",
 			p.VPG, p.Tag, p.Checkpoint, strings.Join(p.VMNames(), ", "), res.State, quoteAll(res.TestVMs), res.RecoverySite))
 		test.point(p)
 	}
 	test.elapsed, began = time.Since(began), time.Now()
-	for _, p := range points {
-		res, err := svc.StopTest(ctx, p, nil)
-		if err != nil {
-			return nil, err
-		}
+	results, err = svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeStopTest})
+	if err != nil {
+		return nil, err
+	}
+	for _, res := range results {
+		p := res.Point
 		// Zerto itself must say that no test runs any more.
 		v, err := svc.Z.VPG(ctx, p.VPGIdentifier)
 		if err != nil {
@@ -109,7 +110,9 @@ func (l *lab) recoveryService() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &recovery.Service{Z: z, Log: audit.Open(l.stateDir), Poll: rewindPoll}, nil
+	svc := recovery.NewService(cfg, z, zo, l.stateDir)
+	svc.Poll = rewindPoll
+	return svc, nil
 }
 
 // rewindIDs sets the audit IDs of the rewinds' records, which the recovery

@@ -151,6 +151,11 @@
   const names = document.getElementById("confirm-names");
   const want = document.getElementById("confirm-want");
   const input = document.getElementById("confirm-input");
+  const creds = document.getElementById("confirm-credentials");
+  const user = document.getElementById("confirm-user");
+  const password = document.getElementById("confirm-password");
+  const foreign = document.getElementById("confirm-foreign");
+  const foreignInput = document.getElementById("confirm-foreign-input");
   const errorBox = document.getElementById("confirm-error");
   const ok = document.getElementById("confirm-ok");
   let pending = null;
@@ -180,8 +185,15 @@
       names.hidden = !p.type_names;
       want.textContent = (p.vms || []).join(", ");
       input.value = "";
+      // The person's own credentials: asked for each action, never kept
+      // by the page either.
+      creds.hidden = !p.credentials;
+      user.value = "";
+      password.value = "";
+      foreign.hidden = !p.foreign;
+      foreignInput.checked = false;
       ok.textContent = p.title;
-      ok.classList.toggle("danger", p.mode === "restore");
+      ok.classList.toggle("danger", p.mode === "restore" || p.mode === "rollback");
       dialog.showModal();
       if (p.type_names) input.focus();
     } catch (e) {
@@ -191,8 +203,14 @@
     }
   });
 
-  document.getElementById("confirm-cancel").addEventListener("click", () => {
+  function forget() {
     pending = null;
+    password.value = "";
+    user.value = "";
+  }
+
+  document.getElementById("confirm-cancel").addEventListener("click", () => {
+    forget();
     dialog.close();
   });
 
@@ -200,6 +218,11 @@
     ev.preventDefault();
     if (!pending) return;
     const body = new URLSearchParams({ mode: pending.mode, id: pending.id, vpg: pending.vpg, confirm: input.value });
+    if (!creds.hidden) {
+      body.set("zvm_user", user.value);
+      body.set("zvm_password", password.value);
+    }
+    if (!foreign.hidden && foreignInput.checked) body.set("foreign", "1");
     ok.disabled = true;
     try {
       const resp = await fetch("/api/action", {
@@ -209,11 +232,12 @@
         body,
       });
       const st = await resp.json();
+      password.value = "";
       if (!resp.ok) {
         show(errorBox, zoneText(st.error || resp.statusText));
         return;
       }
-      pending = null;
+      forget();
       dialog.close();
       addJob(st);
       follow(st.id);
@@ -236,6 +260,11 @@
     el.dataset.state = st.running ? "running" : st.ok ? "ok" : "failed";
     el.dataset.mode = st.mode || "";
     el.textContent = zoneText(st.message);
+    if (st.undo) {
+      const code = document.createElement("code");
+      code.textContent = st.undo;
+      el.append(" To undo it: ", code);
+    }
     if (st.running) {
       const bar = document.createElement("progress");
       bar.max = 100;

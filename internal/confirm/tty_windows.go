@@ -1,0 +1,19 @@
+//go:build windows
+
+package confirm
+
+import "os"
+
+// openTTY opens the console, which a process started without one cannot.
+func openTTY() (in, out *os.File, err error) {
+	in, err = os.OpenFile("CONIN$", os.O_RDWR, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, err = os.OpenFile("CONOUT$", os.O_RDWR, 0)
+	if err != nil {
+		in.Close()
+		return nil, nil, err
+	}
+	return in, out, nil
+}
