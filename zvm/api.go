@@ -125,6 +125,8 @@ func (c *Client) task(ctx context.Context, id string, noReauth bool) (Task, erro
 		return Task{}, err
 	}
 	t := w.task()
+	// A reason may quote what the task was sent, as any message may.
+	t.CompleteReason = c.message(t.CompleteReason)
 	if t.Identifier == "" {
 		t.Identifier = id
 	}

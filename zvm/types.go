@@ -375,7 +375,7 @@ func (w wireTask) task() Task {
 		// A failed task's reason reaches a person, a model and the audit
 		// log like any other message from the ZVM, so it is bounded and
 		// redacted the same way.
-		CompleteReason: redactMessage(w.CompleteReason),
+		CompleteReason: w.CompleteReason,
 		Started:        w.Started.Time,
 		Completed:      w.Completed.Time,
 	}
