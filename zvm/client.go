@@ -53,6 +53,11 @@ type Client struct {
 	secrets *redact.Set
 
 	clk clock // the ZVM's clock; see clock.go
+
+	// who says who logs in, and insecure that certificates go unchecked:
+	// for doctor to show.
+	who      string
+	insecure bool
 }
 
 // New returns a Client for the ZVM that o describes. It does not contact the
@@ -71,7 +76,7 @@ func New(o Options) (*Client, error) {
 	c.secrets.Add(o.ClientSecret, o.Password)
 	switch o.Auth {
 	case AuthSession:
-		c.auth = &session{c: c, username: o.Username, password: o.Password}
+		c.auth = &session{c: c, username: o.Username, password: o.Password, method: o.SessionMethod}
 	default:
 		k := &keycloak{c: c, clientID: o.ClientID, clientSecret: o.ClientSecret}
 		if o.Username != "" && o.Password != "" {
@@ -80,8 +85,20 @@ func New(o Options) (*Client, error) {
 		c.auth = k
 	}
 	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity(), o.ClientSecret+"\x00"+o.Password)
+	c.who, c.insecure = "client "+o.ClientID, o.InsecureSkipVerify
+	if o.Username != "" {
+		c.who = "user " + o.Username
+	}
 	return c, nil
 }
+
+// Identity names who the Client logs in as, never a secret: "client
+// rewind-hook", "user admin".
+func (c *Client) Identity() string { return c.who }
+
+// Insecure reports whether the Client leaves the ZVM's certificate
+// unchecked (insecure_skip_verify).
+func (c *Client) Insecure() bool { return c.insecure }
 
 // response is an answer read in full.
 type response struct {
@@ -157,13 +174,26 @@ func (c *Client) backoff(ctx context.Context, attempt int, hint time.Duration) b
 	}
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 when absent.
+// retryAfter reads a Retry-After header, given in seconds or as an
+// HTTP-date; 0 when absent or past. A date is on the server's clock, so
+// it is counted from the answer's Date header when there is one.
 func retryAfter(h http.Header) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
-	if err != nil || n < 0 {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
 		return 0
 	}
-	return time.Duration(n) * time.Second
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	now := time.Now()
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = d
+	}
+	return max(at.Sub(now), 0)
 }
 
 // apiError builds the Error for a non-2xx answer, keeping Zerto's text:

@@ -3,11 +3,11 @@ package zvm
 import (
 	"testing"
 
-	"github.com/rewind-dev/rewind/policy"
+	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
 func TestConfigOptions(t *testing.T) {
-	file := policy.ZertoConfig{URL: "https://zvm.lab.local", ClientID: "file-client", ClientSecret: "file-secret", CAFile: "/etc/zvm.pem"}
+	file := zvmconf.Settings{URL: "https://zvm.lab.local", ClientID: "file-client", ClientSecret: "file-secret", CAFile: "/etc/zvm.pem"}
 	tests := []struct {
 		name    string
 		env     map[string]string
@@ -23,7 +23,7 @@ func TestConfigOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := ConfigOptions(file, func(k string) string { return tt.env[k] })
+			o, err := ConfigOptions(file, Setup{Getenv: func(k string) string { return tt.env[k] }})
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("ConfigOptions error %v, want error %v", err, tt.wantErr)
 			}

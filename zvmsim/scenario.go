@@ -35,6 +35,11 @@ type Scenario struct {
 	Faults      Faults      `toml:"faults"`
 	// Strict switches on the unfriendly behaviours of real ZVMs.
 	Strict Strict `toml:"strict"`
+	// Flavor is the kind of ZVM: FlavorBoth (both logins, the default),
+	// FlavorAppliance or FlavorWindows.
+	Flavor string `toml:"flavor"`
+	// Proxy is a reverse proxy in front of the ZVM.
+	Proxy Proxy `toml:"proxy"`
 }
 
 // Site is a Zerto site: a vSphere, AWS, Azure or Hyper-V environment with its
@@ -90,14 +95,25 @@ type Credentials struct {
 type User struct {
 	Name     string `toml:"name"`
 	Password string `toml:"password"`
+	// Roles are the user's Zerto roles (RoleAdmin...); none given means
+	// every permission, as the friendly simulator's users have.
+	Roles []string `toml:"roles"`
+	// Method is who checks the user's password on a Windows ZVM
+	// (FlavorWindows): MethodVCenter (the default) or MethodWindows. A
+	// login must send the matching AuthenticationMethod.
+	Method string `toml:"method"`
 }
 
 // Client is a Keycloak client. A client without a secret is public (it may
 // only use the password and refresh_token grants, like zerto-client); one
-// with a secret is confidential and may also use client_credentials.
+// with a secret is confidential and may also use client_credentials, with
+// the roles of its service account.
 type Client struct {
 	ID     string `toml:"id"`
 	Secret string `toml:"secret"`
+	// Roles are the service account's Zerto roles; none given means every
+	// permission.
+	Roles []string `toml:"roles"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("5s",
@@ -127,6 +143,13 @@ const (
 	DefaultPublicClient = "zerto-client"
 	DefaultClientID     = "rewind"
 	DefaultClientSecret = "rewind-secret"
+	// The least-privilege pair of docs/zvm-setup.md: a hook client that
+	// may tag checkpoints and read (Zerto's builder role) and nothing
+	// else, and an operator who may also test, fail over and restore.
+	DefaultHookClient       = "rewind-hook"
+	DefaultHookClientSecret = "rewind-hook-secret"
+	DefaultOperator         = "operator"
+	DefaultOperatorPassword = "operator-pass"
 )
 
 // DefaultScenario returns the built-in lab: a vSphere-protected VPG with a 5 s
@@ -167,8 +190,15 @@ func DefaultScenario() *Scenario {
 			},
 		},
 		Credentials: Credentials{
-			Users:   []User{{Name: DefaultUser, Password: DefaultPassword}},
-			Clients: []Client{{ID: DefaultPublicClient}, {ID: DefaultClientID, Secret: DefaultClientSecret}},
+			Users: []User{
+				{Name: DefaultUser, Password: DefaultPassword},
+				{Name: DefaultOperator, Password: DefaultOperatorPassword, Roles: []string{RoleAdmin}},
+			},
+			Clients: []Client{
+				{ID: DefaultPublicClient},
+				{ID: DefaultClientID, Secret: DefaultClientSecret},
+				{ID: DefaultHookClient, Secret: DefaultHookClientSecret, Roles: []string{RoleBuilder}},
+			},
 		},
 	}
 	if err := sc.normalize(); err != nil {
@@ -336,15 +366,37 @@ func (sc *Scenario) normalize() error {
 			vms[key] = v.Name
 		}
 	}
-	for _, u := range sc.Credentials.Users {
+	for i := range sc.Credentials.Users {
+		u := &sc.Credentials.Users[i]
 		if u.Name == "" || u.Password == "" {
 			return errors.New("a credentials user needs a name and a password")
+		}
+		if err := validRoles("user "+u.Name, u.Roles); err != nil {
+			return err
+		}
+		switch u.Method {
+		case "":
+			u.Method = MethodVCenter
+		case MethodVCenter, MethodWindows:
+		default:
+			return fmt.Errorf("user %s: method %q (want %s or %s)", u.Name, u.Method, MethodVCenter, MethodWindows)
 		}
 	}
 	for _, c := range sc.Credentials.Clients {
 		if c.ID == "" {
 			return errors.New("a credentials client needs an id")
 		}
+		if err := validRoles("client "+c.ID, c.Roles); err != nil {
+			return err
+		}
+	}
+	switch sc.Flavor {
+	case FlavorBoth, FlavorAppliance, FlavorWindows:
+	default:
+		return fmt.Errorf("flavor %q (want %q or %q, or none for both logins)", sc.Flavor, FlavorAppliance, FlavorWindows)
+	}
+	if err := sc.Proxy.validate(); err != nil {
+		return err
 	}
 	if err := sc.Strict.validate(); err != nil {
 		return err

@@ -158,18 +158,12 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, u.getenv)
-	if err != nil {
-		return nil, err
-	}
-	if zo.URL == "" {
-		return nil, &hintError{err: errors.New("no Zerto configured: nothing to go back with"),
-			hint: "set url in the config's [zerto] table or REWIND_ZVM_URL, with credentials in REWIND_ZVM_*"}
-	}
-	zo.Warnf = u.warnf
-	z, err := zvm.New(zo)
-	if err != nil {
-		return nil, err
+	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: u.getenv, Warnf: u.warnf})
+	switch {
+	case errors.Is(err, zvm.ErrNotConfigured):
+		return nil, &hintError{err: errors.New("no Zerto configured: nothing to go back with"), hint: zvm.Hint(err)}
+	case err != nil:
+		return nil, u.hint(err)
 	}
 	dir, err := audit.StateDir(u.getenv)
 	if err != nil {
@@ -310,8 +304,8 @@ func (u *undo) hint(err error) error {
 		h = "wait until Zerto's operation on the VPG has ended"
 	case errors.Is(err, context.Canceled):
 		h = "a Zerto task already started goes on without rewind: follow it in Zerto's console"
-	case zvm.IsUnauthorized(err):
-		h = "check the Zerto credentials: REWIND_ZVM_CLIENT_ID and REWIND_ZVM_CLIENT_SECRET, or REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD"
+	default:
+		h = zvm.Hint(err)
 	}
 	if h == "" {
 		return err

@@ -100,12 +100,7 @@ func (l *lab) recoveryService() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, l.getenv)
-	if err != nil {
-		return nil, err
-	}
-	zo.CacheDir = l.cacheDir
-	z, err := zvm.New(zo)
+	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: l.getenv, CacheDir: l.cacheDir})
 	if err != nil {
 		return nil, err
 	}
