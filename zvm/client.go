@@ -11,7 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-		"strconv"
+	"strconv"
 	"strings"
 	"sync"
 	"time"

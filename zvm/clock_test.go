@@ -89,7 +89,6 @@ func TestOffsetMeasuredAndCached(t *testing.T) {
 	}
 }
 
-
 // TestOffsetFromDateHeader: a ZVM without serverDateTimeUtc still gives
 // its time in the Date header, to the second.
 func TestOffsetFromDateHeader(t *testing.T) {

@@ -2,8 +2,8 @@ package zvm
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"strings"
