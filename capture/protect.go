@@ -43,6 +43,12 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // a completed insert's journal looks for its tag.
 const wideLookback = 24 * time.Hour
 
+// ahead is how far past the ZVM's time, as estimated, a listing reaches.
+// No checkpoint lies past the ZVM's own now, so it costs nothing; it is
+// the end of every listing's window, wide enough for a ZVM clock stepped
+// forward since the offset was measured (see findTag).
+const ahead = wideLookback
+
 // errNotProtected and errLeftVPG are membership's answers for a VM that
 // Zerto no longer lists, and for one that is no longer in the VPG it was
 // resolved to.
@@ -229,7 +235,7 @@ func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time
 	}
 	lookback = min(lookback, 24*time.Hour)
 	for {
-		cps, err := c.z.Checkpoints(ctx, id, now.Add(-lookback), time.Time{})
+		cps, err := c.z.Checkpoints(ctx, id, now.Add(-lookback), now.Add(ahead))
 		if err != nil {
 			return nil, 0, err
 		}
@@ -459,7 +465,7 @@ func (c *Capturer) findTag(ctx context.Context, pt *Point, w wait, filtered bool
 		// month of a 5 s journal would not fit in an answer.
 		since = w.inserted.Add(-wideLookback)
 	}
-	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, time.Time{})
+	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, c.zNow().Add(ahead))
 	if err != nil {
 		return result{kind: Failed, point: *pt, err: err}, false
 	}

@@ -248,6 +248,8 @@ type request struct {
 	unknownOn400 bool
 	// noReauth answers a 401 as it is, without a new login (see TaskState).
 	noReauth bool
+	// size, when set, receives the length of the answer's body.
+	size *int
 }
 
 // do sends r with the current token and decodes a 2xx answer into out
@@ -307,6 +309,9 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			}
 			classifyNotZerto(e, resp)
 			return e
+		}
+		if r.size != nil {
+			*r.size = len(resp.body)
 		}
 		if out == nil {
 			return nil

@@ -68,7 +68,9 @@ type VPG struct {
 	// checkpoint; Cadence when zero. Earlier checkpoints are backfilled.
 	Phase Duration `toml:"phase"`
 	// History is how far back checkpoints are backfilled at start (1h when
-	// zero); at least 12 checkpoints are always backfilled.
+	// zero, a year at most); at least 12 checkpoints are always
+	// backfilled. A history past 24 hours or 2000 checkpoints (a month at
+	// 5 s is half a million) is computed when asked for, not stored.
 	History Duration `toml:"history"`
 	// RPO is the configured RPO (ConfiguredRpoSeconds); 300s when zero.
 	RPO Duration `toml:"rpo"`
@@ -348,6 +350,9 @@ func (sc *Scenario) normalize() error {
 		}
 		if v.History == 0 {
 			v.History = Duration(time.Hour)
+		}
+		if time.Duration(v.History) > maxDeepHistory {
+			return fmt.Errorf("vpg %q: history %s is more than a year", v.Name, time.Duration(v.History))
 		}
 		if v.RPO == 0 {
 			v.RPO = Duration(5 * time.Minute)
