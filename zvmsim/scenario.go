@@ -85,6 +85,42 @@ type VPG struct {
 	// its task at the VPG's next journal tick with this CompleteReason,
 	// writing no checkpoint for it: the VRA found it could not write.
 	InsertTickFailure string `toml:"insert_tick_failure"`
+	// Copies, past 1, makes this many VPGs of this one, as a site with
+	// hundreds of VPGs has: NAME-001, NAME-002..., their VMs' names
+	// numbered alike (web-001...).
+	Copies int `toml:"copies"`
+}
+
+// maxCopies bounds Copies: a ZVM manages a few thousand VPGs at most.
+const maxCopies = 5000
+
+// expandCopies replaces each VPG with Copies past 1 by its copies.
+func (sc *Scenario) expandCopies() error {
+	var out []VPG
+	for _, v := range sc.VPGs {
+		switch {
+		case v.Copies <= 1:
+			v.Copies = 0
+			out = append(out, v)
+			continue
+		case v.Copies > maxCopies:
+			return fmt.Errorf("vpg %q: copies %d is more than %d", v.Name, v.Copies, maxCopies)
+		case v.ID != "":
+			return fmt.Errorf("vpg %q: copies cannot share its id", v.Name)
+		}
+		for i := 1; i <= v.Copies; i++ {
+			c := v
+			c.Copies = 0
+			c.Name = fmt.Sprintf("%s-%03d", v.Name, i)
+			c.VMs = make([]string, len(v.VMs))
+			for j, vm := range v.VMs {
+				c.VMs[j] = fmt.Sprintf("%s-%03d", vm, i)
+			}
+			out = append(out, c)
+		}
+	}
+	sc.VPGs = out
+	return nil
 }
 
 // Credentials are the identities the token and session endpoints accept.
@@ -304,6 +340,9 @@ func (sc *Scenario) normalize() error {
 	}
 	if sc.RefreshTTL == 0 {
 		sc.RefreshTTL = Duration(30 * time.Minute)
+	}
+	if err := sc.expandCopies(); err != nil {
+		return err
 	}
 	vpgs := map[string]bool{}
 	// vms maps a VM name on a protected site to the VPGs that list it: a
