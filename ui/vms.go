@@ -2,8 +2,8 @@ package ui
 
 import (
 	"context"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
