@@ -43,19 +43,19 @@ type Credentials struct {
 // the same ZVM with the same credentials. A URL that is empty after both
 // gives an error wrapping ErrNotConfigured. It does not contact the ZVM.
 func FromConfig(s zvmconf.Settings, su Setup) (*Client, error) {
-	o, err := ConfigOptions(s, su)
+	o, err := configOptions(s, su)
 	if err != nil {
 		return nil, err
 	}
 	return New(o)
 }
 
-// ConfigOptions returns the Options FromConfig makes a Client with.
+// configOptions returns the Options FromConfig makes a Client with.
 //
 // It lives here, not in policy, so that what only reads the config and
 // judges a call (the hook's light front) does not link this client and
 // net/http.
-func ConfigOptions(s zvmconf.Settings, su Setup) (Options, error) {
+func configOptions(s zvmconf.Settings, su Setup) (Options, error) {
 	getenv := su.Getenv
 	if getenv == nil {
 		getenv = func(string) string { return "" }

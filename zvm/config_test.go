@@ -27,7 +27,7 @@ func TestConfigOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			o, err := ConfigOptions(file, Setup{Getenv: func(k string) string { return tt.env[k] }})
+			o, err := configOptions(file, Setup{Getenv: func(k string) string { return tt.env[k] }})
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("ConfigOptions error %v, want error %v", err, tt.wantErr)
 			}
@@ -80,7 +80,7 @@ func TestSecretFiles(t *testing.T) {
 	for _, tt := range tests {
 		s := base
 		s.ClientSecretFile, s.ClientSecret = tt.file, tt.inline
-		o, err := ConfigOptions(s, Setup{Getenv: func(k string) string { return tt.env[k] }})
+		o, err := configOptions(s, Setup{Getenv: func(k string) string { return tt.env[k] }})
 		var se *SettingsError
 		switch {
 		case tt.wantKey != "" && (!errors.As(err, &se) || se.Key != tt.wantKey):
@@ -93,7 +93,7 @@ func TestSecretFiles(t *testing.T) {
 		}
 	}
 	var pe *PermissionError
-	if _, err := ConfigOptions(zvmconf.Settings{URL: "https://zvm", ClientSecretFile: leaky}, Setup{}); !errors.As(err, &pe) || !strings.Contains(Hint(err), "chmod 600") {
+	if _, err := configOptions(zvmconf.Settings{URL: "https://zvm", ClientSecretFile: leaky}, Setup{}); !errors.As(err, &pe) || !strings.Contains(Hint(err), "chmod 600") {
 		t.Errorf("leaky file: %v, hint %q", err, Hint(err))
 	}
 }
@@ -104,7 +104,7 @@ func TestSecretFiles(t *testing.T) {
 func TestPersonCredentials(t *testing.T) {
 	t.Parallel()
 	s := zvmconf.Settings{URL: "https://zvm", ClientID: "rewind-hook", ClientSecret: "hook-secret"}
-	o, err := ConfigOptions(s, Setup{CacheDir: t.TempDir(), Person: &Credentials{Username: "operator", Password: "typed-now"}})
+	o, err := configOptions(s, Setup{CacheDir: t.TempDir(), Person: &Credentials{Username: "operator", Password: "typed-now"}})
 	if err != nil {
 		t.Fatal(err)
 	}

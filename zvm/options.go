@@ -58,7 +58,7 @@ type Options struct {
 // ApplyEnv overrides o with the REWIND_ZVM_* variables that are set to a
 // non-empty value: URL, AUTH, CLIENT_ID, CLIENT_SECRET, USERNAME, PASSWORD,
 // SESSION_METHOD, CA_FILE and INSECURE_SKIP_VERIFY (a strconv.ParseBool
-// value). The secrets' _FILE variables are ConfigOptions' to read.
+// value). The secrets' _FILE variables are FromConfig's to read.
 func (o *Options) ApplyEnv(getenv func(string) string) error {
 	for _, v := range []struct {
 		name string
