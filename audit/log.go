@@ -19,6 +19,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/gofrs/flock"
+	"github.com/rewind-dev/rewind/redact"
 )
 
 // File names in the state folder.
@@ -86,7 +87,7 @@ func (l *Log) keep() int {
 //
 // Append fills in r.ID when empty (see NewID) and r.Time when zero, and
 // makes the excerpt and free-text fields safe to keep: the excerpt is cut to
-// DefaultExcerptRunes, and they all pass through Redact, so a caller's
+// DefaultExcerptRunes, and they all pass through redact.Command, so a caller's
 // mistake cannot put a secret in the log.
 func (l *Log) Append(r *Record) error { return l.AppendContext(context.Background(), r) }
 
@@ -395,7 +396,7 @@ func boundText(s string) string {
 	if len(s) > 8*maxTextRunes {
 		s = clipWord(s, 8*maxTextRunes) + " …"
 	}
-	s = Redact(s)
+	s = redact.Command(s)
 	if utf8.RuneCountInString(s) > maxTextRunes {
 		s = truncate(s, maxTextRunes)
 	}

@@ -43,6 +43,12 @@ func clamp(d, lo, hi time.Duration) time.Duration { return min(max(d, lo), hi) }
 // a completed insert's journal looks for its tag.
 const wideLookback = 24 * time.Hour
 
+// ahead is how far past the ZVM's time, as estimated, a listing reaches.
+// No checkpoint lies past the ZVM's own now, so it costs nothing; it is
+// the end of every listing's window, wide enough for a ZVM clock stepped
+// forward since the offset was measured (see findTag).
+const ahead = wideLookback
+
 // errNotProtected and errLeftVPG are membership's answers for a VM that
 // Zerto no longer lists, and for one that is no longer in the VPG it was
 // resolved to.
@@ -168,13 +174,13 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 	}
 	st.VPG = pt.VPG
 	now := c.zNow()
-	cps, cadence, err := c.recent(ctx, id, st, now)
+	cps, cadence, _, err := c.recent(ctx, id, st, now)
 	if err != nil {
 		return nil, wait{}, err
 	}
 	// The journal may have corrected the clock (see sawJournal).
 	now, arrival = c.zNow(), c.zvmTime(arrival)
-	st.CadenceMS = cadence.Milliseconds()
+	st.CadenceMS, st.CadenceAt = cadence.Milliseconds(), now
 	pt.Cadence = cadence
 
 	if cp, ok := c.reusable(cps, st, st.bar(arrival), now, cadence); ok && fl != nil {
@@ -217,8 +223,9 @@ func (c *Capturer) decide(ctx context.Context, arrival time.Time, pt *Point, cal
 // recent lists the VPG's recent checkpoints and estimates its cadence from
 // them. The window spans several cadences (one hour for a VPG not seen
 // before), the reuse window and every tag in flight; a journal too sparse
-// for an estimate is listed again over a day.
-func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time.Time) ([]zvm.Checkpoint, time.Duration, error) {
+// for an estimate is listed again over a day, and then the cadence is the
+// one estimated before, else defaultCadence, and estimated is false.
+func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time.Time) (cps []zvm.Checkpoint, cadence time.Duration, estimated bool, err error) {
 	lookback := time.Hour
 	if cad := st.cadence(); cad > 0 {
 		lookback = clamp(8*cad, time.Minute, 2*time.Hour)
@@ -229,19 +236,19 @@ func (c *Capturer) recent(ctx context.Context, id string, st *vpgState, now time
 	}
 	lookback = min(lookback, 24*time.Hour)
 	for {
-		cps, err := c.z.Checkpoints(ctx, id, now.Add(-lookback), time.Time{})
+		cps, err := c.z.Checkpoints(ctx, id, now.Add(-lookback), now.Add(ahead))
 		if err != nil {
-			return nil, 0, err
+			return nil, 0, false, err
 		}
 		c.sawJournal(cps)
 		if cad := EstimateCadence(cps); cad > 0 {
-			return cps, cad, nil
+			return cps, cad, true, nil
 		}
 		if lookback >= 24*time.Hour {
 			if cad := st.cadence(); cad > 0 {
-				return cps, cad, nil
+				return cps, cad, false, nil
 			}
-			return cps, defaultCadence, nil
+			return cps, defaultCadence, false, nil
 		}
 		lookback = 24 * time.Hour
 	}
@@ -459,7 +466,7 @@ func (c *Capturer) findTag(ctx context.Context, pt *Point, w wait, filtered bool
 		// month of a 5 s journal would not fit in an answer.
 		since = w.inserted.Add(-wideLookback)
 	}
-	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, time.Time{})
+	cps, err := c.z.Checkpoints(ctx, pt.VPGIdentifier, since, c.zNow().Add(ahead))
 	if err != nil {
 		return result{kind: Failed, point: *pt, err: err}, false
 	}

@@ -30,8 +30,10 @@ type vpgState struct {
 	// the user, who may let them run), newest last: a tag protects a call
 	// only if written after every call let through before that call arrived.
 	LetThrough []letThrough `json:"let_through,omitempty"`
-	// CadenceMS is the journal cadence last estimated, in milliseconds.
-	CadenceMS int64 `json:"cadence_ms,omitempty"`
+	// CadenceMS is the journal cadence last estimated, in milliseconds,
+	// at CadenceAt (ZVM time).
+	CadenceMS int64     `json:"cadence_ms,omitempty"`
+	CadenceAt time.Time `json:"cadence_at,omitzero"`
 	// Pending are the tags Zerto accepted and has not been seen writing.
 	Pending []pendingTag `json:"pending,omitempty"`
 	// LastTag is the newest rewind tag seen in the journal.

@@ -128,14 +128,10 @@ func (s *Server) service(tool string) (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, s.o.Getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Warnf: s.warnf})
 	if err != nil {
 		return nil, err
 	}
-	if zo.URL == "" {
-		return nil, errNoZerto
-	}
-	zo.Warnf = s.warnf
 	z, err := zvm.New(zo)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -100,21 +99,18 @@ func (s *Server) config() (*policy.Config, error) {
 	return cfg, nil
 }
 
-// errNoZerto is the error of a tool that needs Zerto when none is set up.
-var errNoZerto = errors.New("no Zerto configured: set [zerto] url in the config, or REWIND_ZVM_URL, and its credentials (REWIND_ZVM_CLIENT_ID and REWIND_ZVM_CLIENT_SECRET, or REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD)")
-
 // zerto returns a client for the config's ZVM, with the REWIND_ZVM_*
-// variables applied as the hook applies them.
+// variables applied as the hook applies them; its error carries the fix
+// (zvm.Hint), as the tool's answer is all the model and the person see.
 func (s *Server) zerto(cfg *policy.Config) (*zvm.Client, error) {
-	zo, err := zvm.ConfigOptions(cfg.Zerto, s.o.Getenv)
+	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Warnf: s.warnf})
 	if err != nil {
+		if h := zvm.Hint(err); h != "" {
+			return nil, fmt.Errorf("%w; fix: %s", err, h)
+		}
 		return nil, err
 	}
-	if zo.URL == "" {
-		return nil, errNoZerto
-	}
-	zo.Warnf = s.warnf
-	return zvm.New(zo)
+	return z, nil
 }
 
 // setup is what most tools start with: the config, a ZVM client and a

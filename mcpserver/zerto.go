@@ -16,11 +16,6 @@ import (
 	"github.com/rewind-dev/rewind/zvm"
 )
 
-// cadenceLookback is how far back a VPG's journal is read to estimate its
-// cadence: enough checkpoints for a vSphere VPG's 5 s, a few for an AWS
-// site's 10 min; a sparser journal is read over a day.
-const cadenceLookback = time.Hour
-
 // NoInput is the input of a tool that takes none.
 type NoInput struct{}
 
@@ -30,7 +25,7 @@ type VPG struct {
 	Identifier         string  `json:"identifier" jsonschema:"Zerto's VpgIdentifier"`
 	Status             string  `json:"status" jsonschema:"Zerto's VPG status, such as MeetingSLA"`
 	SubStatus          string  `json:"substatus" jsonschema:"Zerto's VPG substatus, such as None or ReplicationPausedUserInitiated"`
-	CanCheckpoint      bool    `json:"can_checkpoint" jsonschema:"whether Zerto can write a checkpoint for it now, so that rewind can protect a call on its VMs"`
+	CanCheckpoint      bool    `json:"can_checkpoint" jsonschema:"whether rewind can have a checkpoint of it now, as the hook decides before it asks Zerto for one (in a sync or an error, Zerto's own answer to the insert decides)"`
 	WhyNot             string  `json:"why_not,omitempty" jsonschema:"why it cannot, when it cannot"`
 	ProtectedSite      string  `json:"protected_site,omitempty"`
 	RecoverySite       string  `json:"recovery_site,omitempty"`
@@ -81,7 +76,7 @@ type ListCheckpointsInput struct {
 	VPG        string `json:"vpg,omitempty" jsonschema:"the VPG (name or identifier); give this or vm"`
 	Start      string `json:"start,omitempty" jsonschema:"the earliest time, RFC 3339 (ZVM clock)"`
 	End        string `json:"end,omitempty" jsonschema:"the latest time, RFC 3339 (ZVM clock)"`
-	Within     string `json:"within,omitempty" jsonschema:"a duration such as 30m or 2h counted back from the journal's latest checkpoint; default 1h, or the whole journal with rewind_only (ignored when start is given)"`
+	Within     string `json:"within,omitempty" jsonschema:"a duration such as 30m or 2h counted back from the journal's latest checkpoint; default 1h, or 24h with rewind_only (ignored when start is given). A journal holds a checkpoint every few seconds for days, so every listing has a window"`
 	RewindOnly bool   `json:"rewind_only,omitempty" jsonschema:"only the checkpoints rewind tagged, which are the rewind points"`
 	Limit      int    `json:"limit,omitempty" jsonschema:"at most this many, newest first; default 100"`
 }
@@ -170,7 +165,7 @@ A VPG with a slow journal (an AWS site's is about 10 min) may answer pending: Ze
 }
 
 func (s *Server) listVPGs(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput) (*mcp.CallToolResult, ListVPGsOutput, error) {
-	ctx, cancel, _, z, err := s.setup(ctx)
+	ctx, cancel, cfg, z, err := s.setup(ctx)
 	defer cancel()
 	if err != nil {
 		return nil, ListVPGsOutput{}, err
@@ -179,19 +174,26 @@ func (s *Server) listVPGs(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput
 	if err != nil {
 		return nil, ListVPGsOutput{}, zertoError("listing VPGs", err)
 	}
+	// One request for the VPGs; their cadences from what the hook keeps in
+	// the state folder, the rest read a few at a time.
+	ids := make([]string, len(vpgs))
+	for i, v := range vpgs {
+		ids[i] = v.Identifier
+	}
+	cads := s.capturer(cfg, z).Cadences(ctx, ids)
 	out := ListVPGsOutput{VPGs: []VPG{}}
-	for _, v := range vpgs {
-		ok, why := v.CanCheckpoint()
+	for i, v := range vpgs {
+		refused, why := v.InsertRefused()
 		o := VPG{
 			Name: v.Name, Identifier: v.Identifier, Status: v.Status.String(), SubStatus: v.SubStatus.String(),
-			CanCheckpoint: ok, WhyNot: why, ProtectedSite: v.ProtectedSite, RecoverySite: v.RecoverySite,
+			CanCheckpoint: !refused, WhyNot: why, ProtectedSite: v.ProtectedSite, RecoverySite: v.RecoverySite,
 			ProtectedSiteType: v.ProtectedSiteType.String(), RecoverySiteType: v.RecoverySiteType.String(),
 			VMCount: v.VMCount, ActualRPOSeconds: seconds(v.ActualRPO), ConfiguredRPOSecs: seconds(v.ConfiguredRPO),
 		}
-		if cad, err := cadence(ctx, z, v.Identifier); err != nil {
+		if err := cads[i].Err; err != nil {
 			o.CadenceUnavailable = capture.Message(err)
 		} else {
-			o.CadenceSeconds = fseconds(cad)
+			o.CadenceSeconds = fseconds(cads[i].Cadence)
 		}
 		out.VPGs = append(out.VPGs, o)
 	}
@@ -199,7 +201,7 @@ func (s *Server) listVPGs(ctx context.Context, _ *mcp.CallToolRequest, _ NoInput
 }
 
 func (s *Server) listVMs(ctx context.Context, _ *mcp.CallToolRequest, in ListVMsInput) (*mcp.CallToolResult, ListVMsOutput, error) {
-	ctx, cancel, _, z, err := s.setup(ctx)
+	ctx, cancel, cfg, z, err := s.setup(ctx)
 	defer cancel()
 	if err != nil {
 		return nil, ListVMsOutput{}, err
@@ -216,30 +218,41 @@ func (s *Server) listVMs(ctx context.Context, _ *mcp.CallToolRequest, in ListVMs
 	if err != nil {
 		return nil, ListVMsOutput{}, zertoError("listing VMs", err)
 	}
-	out := ListVMsOutput{VMs: []VM{}}
 	// The VPG's state decides whether a call can be protected, and its
-	// journal the cadence: both are asked once per VPG.
+	// journal the cadence: the VPGs are read in one request, their
+	// cadences as zerto_list_vpgs reads them.
+	vpgs, err := z.VPGs(ctx)
+	if err != nil {
+		return nil, ListVMsOutput{}, zertoError("listing VPGs", err)
+	}
 	type vpgInfo struct {
 		ok      bool
 		why     string
 		cadence time.Duration
 	}
-	seen := map[string]vpgInfo{}
+	seen := map[string]*vpgInfo{}
+	var ids []string
 	for _, vm := range vms {
-		if vpgID != "" && vm.VPGIdentifier != vpgID {
-			continue
-		}
-		info, ok := seen[vm.VPGIdentifier]
-		if !ok {
-			if v, err := z.VPG(ctx, vm.VPGIdentifier); err == nil {
-				info.ok, info.why = v.CanCheckpoint()
-			} else {
-				info.why = "its VPG cannot be read: " + capture.Message(err)
-			}
-			if cad, err := cadence(ctx, z, vm.VPGIdentifier); err == nil {
-				info.cadence = cad
+		if (vpgID == "" || vm.VPGIdentifier == vpgID) && seen[vm.VPGIdentifier] == nil {
+			info := &vpgInfo{why: "its VPG is not in Zerto's list of VPGs"}
+			if i := slices.IndexFunc(vpgs, func(v zvm.VPG) bool { return v.Identifier == vm.VPGIdentifier }); i >= 0 {
+				refused, why := vpgs[i].InsertRefused()
+				info.ok, info.why = !refused, why
 			}
 			seen[vm.VPGIdentifier] = info
+			ids = append(ids, vm.VPGIdentifier)
+		}
+	}
+	for i, r := range s.capturer(cfg, z).Cadences(ctx, ids) {
+		if r.Err == nil {
+			seen[ids[i]].cadence = r.Cadence
+		}
+	}
+	out := ListVMsOutput{VMs: []VM{}}
+	for _, vm := range vms {
+		info := seen[vm.VPGIdentifier]
+		if info == nil {
+			continue
 		}
 		out.VMs = append(out.VMs, VM{
 			Name: vm.Name, Identifier: vm.Identifier, VPG: vm.VPGName, VPGIdentifier: vm.VPGIdentifier,
@@ -267,11 +280,14 @@ func (s *Server) listCheckpoints(ctx context.Context, _ *mcp.CallToolRequest, in
 	if end, err = parseTime("end", in.End); err != nil {
 		return nil, ListCheckpointsOutput{}, err
 	}
-	if in.Within != "" {
+	switch {
+	case in.Within != "":
 		if within, err = time.ParseDuration(in.Within); err != nil || within <= 0 {
 			return nil, ListCheckpointsOutput{}, fmt.Errorf(`"within": want a positive duration such as 30m or 2h, not %q`, in.Within)
 		}
-	} else if !in.RewindOnly {
+	case in.RewindOnly:
+		within = 24 * time.Hour
+	default:
 		within = time.Hour
 	}
 	limit := in.Limit
@@ -298,18 +314,25 @@ func (s *Server) listCheckpoints(ctx context.Context, _ *mcp.CallToolRequest, in
 	prefix := tagPrefix(cfg) + "-"
 	out := ListCheckpointsOutput{Checkpoints: []ListedCheckpoint{}}
 	for _, v := range vpgs {
-		from := start
-		if from.IsZero() && within > 0 {
-			// Counted on the ZVM's clock: back from its latest checkpoint.
+		from, to := start, end
+		if from.IsZero() || to.IsZero() {
+			// Counted on the ZVM's clock: back from its latest checkpoint,
+			// and up to it (a minute more, for one written since).
 			st, err := z.CheckpointStats(ctx, v.Identifier)
 			if err != nil {
 				return nil, ListCheckpointsOutput{}, zertoError("reading the journal of VPG "+v.Name, err)
 			}
-			if !st.Latest.Time.IsZero() {
+			if st.Latest.Time.IsZero() {
+				continue
+			}
+			if from.IsZero() {
 				from = st.Latest.Time.Add(-within)
 			}
+			if to.IsZero() {
+				to = st.Latest.Time.Add(time.Minute)
+			}
 		}
-		cps, err := z.Checkpoints(ctx, v.Identifier, from, end)
+		cps, err := z.Checkpoints(ctx, v.Identifier, from, to)
 		if err != nil {
 			return nil, ListCheckpointsOutput{}, zertoError("listing the checkpoints of VPG "+v.Name, err)
 		}
@@ -526,28 +549,6 @@ func vpgsOfVM(ctx context.Context, z *zvm.Client, name string) ([]zvm.VPG, error
 		out = append(out, zvm.VPG{Identifier: vm.VPGIdentifier, Name: vm.VPGName})
 	}
 	return out, nil
-}
-
-// cadence estimates a VPG's journal cadence from its recent checkpoints,
-// as capture does before it waits for a tag.
-func cadence(ctx context.Context, z *zvm.Client, vpgID string) (time.Duration, error) {
-	st, err := z.CheckpointStats(ctx, vpgID)
-	if err != nil {
-		return 0, err
-	}
-	if st.Latest.Time.IsZero() {
-		return 0, errors.New("the journal has no checkpoints")
-	}
-	for _, back := range []time.Duration{cadenceLookback, 24 * time.Hour} {
-		cps, err := z.Checkpoints(ctx, vpgID, st.Latest.Time.Add(-back), time.Time{})
-		if err != nil {
-			return 0, err
-		}
-		if cad := capture.EstimateCadence(cps); cad > 0 {
-			return cad, nil
-		}
-	}
-	return 0, errors.New("too few checkpoints in the last day to estimate it")
 }
 
 func parseTime(field, s string) (time.Time, error) {

@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/url"
 	"path"
 	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
 // Config is a parsed rewind configuration file. Its zero value is not
@@ -65,19 +65,10 @@ type Config struct {
 	loose bool
 }
 
-// ZertoConfig holds the [zerto] table as written in the file. The
-// environment (REWIND_ZVM_*) is applied elsewhere, so secrets need not be in
-// the file.
-type ZertoConfig struct {
-	URL                string `toml:"url"`
-	Auth               string `toml:"auth"` // keycloak or session
-	ClientID           string `toml:"client_id"`
-	ClientSecret       string `toml:"client_secret"`
-	Username           string `toml:"username"`
-	Password           string `toml:"password"`
-	CAFile             string `toml:"ca_file"`
-	InsecureSkipVerify bool   `toml:"insecure_skip_verify"`
-}
+// ZertoConfig holds the [zerto] table as written in the file; it is the
+// client's own type (see package zvmconf), so that neither package needs
+// the other for it.
+type ZertoConfig = zvmconf.Settings
 
 // HookConfig holds the [hook] table.
 type HookConfig struct {
@@ -255,7 +246,7 @@ const (
 // Default returns the configuration used when there is no file.
 func Default() *Config {
 	return &Config{
-		Zerto:   ZertoConfig{Auth: "keycloak"},
+		Zerto:   zvmconf.Default(),
 		Hook:    HookConfig{Budget: DefaultBudget, OnError: "allow", Pending: "deny", TagPrefix: DefaultTagPrefix},
 		Capture: CaptureConfig{ReuseWithin: DefaultReuseWithin},
 	}
@@ -583,16 +574,8 @@ func (v *validator) config(f *fileConfig) *Config {
 		},
 		Capture: CaptureConfig{ReuseWithin: f.Capture.ReuseWithin.v},
 	}
-	switch f.Zerto.Auth {
-	case "keycloak", "session":
-	default:
-		v.fail("zerto", -1, "auth", "unknown value %q (want keycloak or session)", f.Zerto.Auth)
-	}
-	if f.Zerto.URL != "" {
-		u, err := url.Parse(f.Zerto.URL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			v.fail("zerto", -1, "url", "want an http or https URL such as \"https://zvm.lab.local\"")
-		}
+	for _, p := range f.Zerto.Problems() {
+		v.fail("zerto", -1, p.Key, "%s", p.Msg)
 	}
 	if cfg.Hook.Budget <= 0 {
 		v.fail("hook", -1, "budget", "must be positive")

@@ -285,22 +285,14 @@ func setKeys(data []byte) map[string]bool {
 // first, the settings it sets replace the user's, and its value options,
 // subcommand aliases and target aliases add to the user's.
 func overlay(cfg, proj *Config, set map[string]bool) {
-	z, pz := &cfg.Zerto, proj.Zerto
+	cfg.Zerto.Overlay(proj.Zerto, func(key string) bool { return set["zerto."+key] })
 	for key, apply := range map[string]func(){
-		"zerto.url":                  func() { z.URL = pz.URL },
-		"zerto.auth":                 func() { z.Auth = pz.Auth },
-		"zerto.client_id":            func() { z.ClientID = pz.ClientID },
-		"zerto.client_secret":        func() { z.ClientSecret = pz.ClientSecret },
-		"zerto.username":             func() { z.Username = pz.Username },
-		"zerto.password":             func() { z.Password = pz.Password },
-		"zerto.ca_file":              func() { z.CAFile = pz.CAFile },
-		"zerto.insecure_skip_verify": func() { z.InsecureSkipVerify = pz.InsecureSkipVerify },
-		"hook.budget":                func() { cfg.Hook.Budget = proj.Hook.Budget },
-		"hook.on_error":              func() { cfg.Hook.OnError = proj.Hook.OnError },
-		"hook.pending":               func() { cfg.Hook.Pending = proj.Hook.Pending },
-		"hook.tag_prefix":            func() { cfg.Hook.TagPrefix = proj.Hook.TagPrefix },
-		"capture.reuse_within":       func() { cfg.Capture.ReuseWithin = proj.Capture.ReuseWithin },
-		"targets.strip_domain":       func() { cfg.Targets.StripDomain = proj.Targets.StripDomain },
+		"hook.budget":          func() { cfg.Hook.Budget = proj.Hook.Budget },
+		"hook.on_error":        func() { cfg.Hook.OnError = proj.Hook.OnError },
+		"hook.pending":         func() { cfg.Hook.Pending = proj.Hook.Pending },
+		"hook.tag_prefix":      func() { cfg.Hook.TagPrefix = proj.Hook.TagPrefix },
+		"capture.reuse_within": func() { cfg.Capture.ReuseWithin = proj.Capture.ReuseWithin },
+		"targets.strip_domain": func() { cfg.Targets.StripDomain = proj.Targets.StripDomain },
 	} {
 		if set[key] {
 			apply()
@@ -381,28 +373,8 @@ func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) 
 	ignore := func(key, value, why string) {
 		ignored = append(ignored, fmt.Sprintf("%s = %s (%s)", key, value, why))
 	}
-	pz, uz := proj.Zerto, cfg.Zerto
-	for _, z := range []struct {
-		key       string
-		differs   bool
-		printable string // the value as shown, "" for a secret
-	}{
-		{"url", pz.URL != uz.URL, pz.URL},
-		{"auth", pz.Auth != uz.Auth, pz.Auth},
-		{"client_id", pz.ClientID != uz.ClientID, pz.ClientID},
-		{"client_secret", pz.ClientSecret != uz.ClientSecret, ""},
-		{"username", pz.Username != uz.Username, pz.Username},
-		{"password", pz.Password != uz.Password, ""},
-		{"ca_file", pz.CAFile != uz.CAFile, pz.CAFile},
-		{"insecure_skip_verify", pz.InsecureSkipVerify != uz.InsecureSkipVerify, fmt.Sprint(pz.InsecureSkipVerify)},
-	} {
-		if set["zerto."+z.key] && z.differs {
-			value := "..."
-			if z.printable != "" {
-				value = fmt.Sprintf("%q", z.printable)
-			}
-			ignore("zerto."+z.key, value, "only the user's config or a trusted project config sets where Zerto is and how to reach it")
-		}
+	for _, d := range cfg.Zerto.Differences(proj.Zerto, func(key string) bool { return set["zerto."+key] }) {
+		ignore("zerto."+d.Key, d.Value, "only the user's config or a trusted project config sets where Zerto is and how to reach it")
 	}
 	if set["hook.budget"] {
 		switch b := proj.Hook.Budget; {

@@ -36,16 +36,7 @@ func NewOperator(hook zvm.Options, user, password string) (*Operator, error) {
 	if isHooks(hook, user, password) {
 		return nil, &HookCredentialsError{User: user}
 	}
-	o := zvm.Options{
-		URL: hook.URL, Auth: hook.Auth, ClientID: zvm.DefaultClientID,
-		Username: user, Password: password,
-		CAFile: hook.CAFile, InsecureSkipVerify: hook.InsecureSkipVerify,
-		HTTPClient: hook.HTTPClient, Warnf: hook.Warnf,
-		// In memory only: an operator's token never reaches the token
-		// cache another process (the agent's) could read.
-		CacheDir: "-",
-	}
-	z, err := zvm.New(o)
+	z, err := zvm.New(hook.AsPerson(user, password))
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -271,17 +272,12 @@ func hasVM(vms []VM, id string) bool {
 	return false
 }
 
+// taggedCheckpoint looks for a tag in the VPG's journal, newest first, in
+// windows (see zvm.Client.FindCheckpoint): a month's journal does not fit
+// in one answer.
 func (s *Service) taggedCheckpoint(ctx context.Context, vpgID, tag string) (zvm.Checkpoint, bool, error) {
-	cps, err := s.Z.Checkpoints(ctx, vpgID, time.Time{}, time.Time{})
-	if err != nil {
-		return zvm.Checkpoint{}, false, err
-	}
-	for _, cp := range cps {
-		if cp.Tag == tag {
-			return cp, true, nil
-		}
-	}
-	return zvm.Checkpoint{}, false, nil
+	f, ok, err := s.Z.FindCheckpoint(ctx, zvm.Search{VPGs: []string{vpgID}, Tag: tag})
+	return f.Checkpoint, ok, err
 }
 
 // findCheckpoint searches the VPGs' journals for a CheckpointIdentifier.
@@ -292,34 +288,34 @@ func (s *Service) findCheckpoint(ctx context.Context, id string) (Point, bool, e
 	if err != nil {
 		return Point{}, false, fmt.Errorf("looking for checkpoint %s: %w", id, err)
 	}
-	for _, v := range vpgs {
-		cps, err := s.Z.Checkpoints(ctx, v.Identifier, time.Time{}, time.Time{})
+	ids := make([]string, len(vpgs))
+	for i, v := range vpgs {
+		ids[i] = v.Identifier
+	}
+	// The journals are searched in windows, newest first, bounded in
+	// requests and bytes: a month's journal does not fit in one answer.
+	f, found, err := s.Z.FindCheckpoint(ctx, zvm.Search{VPGs: ids, Identifier: id})
+	if err != nil || !found {
+		return Point{}, false, err
+	}
+	v := vpgs[slices.IndexFunc(vpgs, func(v zvm.VPG) bool { return v.Identifier == f.VPGIdentifier })]
+	cp := f.Checkpoint
+	p := Point{VPG: v.Name, VPGIdentifier: v.Identifier, Checkpoint: cp.Identifier, Tag: cp.Tag, Time: cp.Time}
+	if p.VMs, err = s.loggedVMs(v.Identifier, id); err != nil {
+		return Point{}, false, err
+	}
+	if len(p.VMs) == 0 {
+		vms, err := s.Z.VMs(ctx, "")
 		if err != nil {
-			return Point{}, false, fmt.Errorf("looking for checkpoint %s in VPG %s: %w", id, v.Name, err)
+			return Point{}, false, fmt.Errorf("listing the VMs of VPG %s: %w", v.Name, err)
 		}
-		for _, cp := range cps {
-			if cp.Identifier != id {
-				continue
+		for _, vm := range vms {
+			if strings.EqualFold(vm.VPGIdentifier, v.Identifier) && !hasVM(p.VMs, vm.Identifier) {
+				p.VMs = append(p.VMs, VM{Name: vm.Name, Identifier: vm.Identifier})
 			}
-			p := Point{VPG: v.Name, VPGIdentifier: v.Identifier, Checkpoint: cp.Identifier, Tag: cp.Tag, Time: cp.Time}
-			if p.VMs, err = s.loggedVMs(v.Identifier, id); err != nil {
-				return Point{}, false, err
-			}
-			if len(p.VMs) == 0 {
-				vms, err := s.Z.VMs(ctx, "")
-				if err != nil {
-					return Point{}, false, fmt.Errorf("listing the VMs of VPG %s: %w", v.Name, err)
-				}
-				for _, vm := range vms {
-					if strings.EqualFold(vm.VPGIdentifier, v.Identifier) && !hasVM(p.VMs, vm.Identifier) {
-						p.VMs = append(p.VMs, VM{Name: vm.Name, Identifier: vm.Identifier})
-					}
-				}
-			}
-			return p, true, nil
 		}
 	}
-	return Point{}, false, nil
+	return p, true, nil
 }
 
 // loggedVMs returns the VMs the audit log says checkpoint id of a VPG

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -15,10 +16,6 @@ import (
 // maxPointsPerVM bounds the rewind points the VMs view lists for one VM,
 // newest first; `rewind log` has the rest.
 const maxPointsPerVM = 12
-
-// cadenceWindow is how much of a VPG's journal, back from its latest
-// checkpoint, the cadence is estimated from.
-const cadenceWindow = time.Hour
 
 // vmsData is the VMs view.
 type vmsData struct {
@@ -147,9 +144,23 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 	if len(order) == 0 {
 		return d
 	}
+	// Each VM is shown with the VPG of its newest point; Zerto is asked
+	// about all of them at once.
 	vpgs := map[string]*vpgView{}
-	zctx, cancel := s.zertoContext(ctx)
-	defer cancel()
+	var vpgOrder []*vpgView
+	for _, key := range order {
+		last := byVM[key][len(byVM[key])-1]
+		if vpgs[last.VPGIdentifier] == nil {
+			vp := &vpgView{Name: last.VPG, Identifier: last.VPGIdentifier}
+			vpgs[last.VPGIdentifier] = vp
+			vpgOrder = append(vpgOrder, vp)
+		}
+	}
+	if askZerto {
+		zctx, cancel := s.zertoContext(ctx)
+		s.vpgHealth(zctx, vpgOrder)
+		cancel()
+	}
 	// shown are the points listed, for their losses to be read at once.
 	var shown []recovery.Point
 	for _, key := range order {
@@ -158,15 +169,7 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 		v := vmView{Name: names[key], Identifier: last.VMs[slices.IndexFunc(last.VMs, func(vm recovery.VM) bool {
 			return strings.EqualFold(vm.Identifier, key)
 		})].Identifier}
-		vp, ok := vpgs[last.VPGIdentifier]
-		if !ok {
-			vp = &vpgView{Name: last.VPG, Identifier: last.VPGIdentifier}
-			if askZerto {
-				vp = s.vpgHealth(zctx, last)
-			}
-			vpgs[last.VPGIdentifier] = vp
-		}
-		v.VPG = *vp
+		v.VPG = *vpgs[last.VPGIdentifier]
 		if id := s.jobs.lastTest(last.VPGIdentifier); id != "" {
 			v.VPG.StopID = id
 		} else {
@@ -213,45 +216,58 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 	return d
 }
 
-// vpgHealth asks Zerto for a VPG's state and estimates its journal's
-// cadence from the checkpoints of its last hour, by Zerto's clock.
-func (s *Server) vpgHealth(ctx context.Context, p recovery.Point) *vpgView {
-	v := &vpgView{Name: p.VPG, Identifier: p.VPGIdentifier}
-	if s.o.Recovery == nil || s.o.Recovery.Z == nil {
-		return v
+// vpgHealth fills in what Zerto says of the VPGs: their states from one
+// listing of the VPGs, whether they can checkpoint as the hook decides it,
+// and their journal cadences as capture estimates them (kept by the hook
+// in the state folder, else read a few VPGs at a time).
+func (s *Server) vpgHealth(ctx context.Context, views []*vpgView) {
+	if s.o.Recovery == nil || s.o.Recovery.Z == nil || len(views) == 0 {
+		return
 	}
 	z := s.o.Recovery.Z
-	g, err := z.VPG(ctx, p.VPGIdentifier)
+	all, err := z.VPGs(ctx)
 	if err != nil {
-		v.Problem = problem(err)
-		return v
+		for _, v := range views {
+			v.Problem = problem(err)
+		}
+		return
 	}
-	v.Known = true
-	v.Name = g.Name
-	v.Status = g.Status.String()
-	if g.SubStatus != zvm.SubStatusNone {
-		v.Status += "/" + g.SubStatus.String()
+	var ids []string
+	var known []*vpgView
+	for _, v := range views {
+		i := slices.IndexFunc(all, func(g zvm.VPG) bool { return strings.EqualFold(g.Identifier, v.Identifier) })
+		if i < 0 {
+			v.Problem = "Zerto no longer lists VPG " + v.Name
+			continue
+		}
+		g := all[i]
+		v.Known = true
+		v.Name = g.Name
+		v.Status = g.Status.String()
+		if g.SubStatus != zvm.SubStatusNone {
+			v.Status += "/" + g.SubStatus.String()
+		}
+		v.TestRunning = g.TestRunning
+		v.ActualRPO = g.ActualRPO
+		v.RecoverySite = g.RecoverySite
+		switch refused, _ := g.InsertRefused(); {
+		case refused:
+			v.Health = "bad"
+		case g.Status == zvm.StatusMeetingSLA:
+			v.Health = "ok"
+		default:
+			v.Health = "warn"
+		}
+		ids = append(ids, g.Identifier)
+		known = append(known, v)
 	}
-	v.TestRunning = g.TestRunning
-	v.ActualRPO = g.ActualRPO
-	v.RecoverySite = g.RecoverySite
-	switch ok, _ := g.CanCheckpoint(); {
-	case g.Status == zvm.StatusMeetingSLA && ok:
-		v.Health = "ok"
-	case ok:
-		v.Health = "warn"
-	default:
-		v.Health = "bad"
+	// The audit log lives in the state folder, beside capture's state.
+	c := capture.New(z, capture.Options{StateDir: filepath.Dir(s.o.Log.Path())})
+	for i, r := range c.Cadences(ctx, ids) {
+		if r.Err == nil {
+			known[i].Cadence = r.Cadence
+		}
 	}
-	stats, err := z.CheckpointStats(ctx, p.VPGIdentifier)
-	if err != nil || stats.Latest.Time.IsZero() {
-		return v
-	}
-	cps, err := z.Checkpoints(ctx, p.VPGIdentifier, stats.Latest.Time.Add(-cadenceWindow), time.Time{})
-	if err == nil {
-		v.Cadence = capture.EstimateCadence(cps)
-	}
-	return v
 }
 
 // problem is an error as the page shows it: Zerto's own message when it

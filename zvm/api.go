@@ -66,8 +66,16 @@ func (c *Client) VPG(ctx context.Context, id string) (VPG, error) {
 }
 
 // Checkpoints lists the VPG's checkpoints written between start and end; a
-// zero start or end leaves that side open.
+// zero start or end leaves that side open. A journal holds a checkpoint
+// every few seconds for days, so a caller names both ends: the whole of a
+// month's journal does not fit in an answer (see FindCheckpoint).
 func (c *Client) Checkpoints(ctx context.Context, vpgID string, start, end time.Time) ([]Checkpoint, error) {
+	cps, _, err := c.checkpoints(ctx, vpgID, start, end)
+	return cps, err
+}
+
+// checkpoints is Checkpoints, with the size of the answer in bytes.
+func (c *Client) checkpoints(ctx context.Context, vpgID string, start, end time.Time) ([]Checkpoint, int, error) {
 	q := url.Values{}
 	if !start.IsZero() {
 		q.Set("startDate", start.UTC().Format(time.RFC3339Nano))
@@ -76,15 +84,16 @@ func (c *Client) Checkpoints(ctx context.Context, vpgID string, start, end time.
 		q.Set("endDate", end.UTC().Format(time.RFC3339Nano))
 	}
 	var ws []wireCheckpoint
-	r := request{method: http.MethodGet, path: "/v1/vpgs/" + url.PathEscape(vpgID) + "/checkpoints", query: q, unknownOn400: true}
+	size := 0
+	r := request{method: http.MethodGet, path: "/v1/vpgs/" + url.PathEscape(vpgID) + "/checkpoints", query: q, unknownOn400: true, size: &size}
 	if err := c.do(ctx, r, &ws); err != nil {
-		return nil, err
+		return nil, size, err
 	}
 	cps := make([]Checkpoint, len(ws))
 	for i, w := range ws {
 		cps[i] = w.checkpoint()
 	}
-	return cps, nil
+	return cps, size, nil
 }
 
 // CheckpointStats returns the VPG's earliest and latest checkpoints.
@@ -125,6 +134,8 @@ func (c *Client) task(ctx context.Context, id string, noReauth bool) (Task, erro
 		return Task{}, err
 	}
 	t := w.task()
+	// A reason may quote what the task was sent, as any message may.
+	t.CompleteReason = c.message(t.CompleteReason)
 	if t.Identifier == "" {
 		t.Identifier = id
 	}

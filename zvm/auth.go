@@ -1,6 +1,7 @@
 package zvm
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
 // tokenPath is Keycloak's token endpoint on a ZVM appliance.
@@ -90,6 +93,11 @@ func (k *keycloak) post(ctx context.Context, form url.Values) (token, error) {
 	}
 	if resp.status/100 != 2 {
 		e := k.c.apiError(op, resp.status, resp.body)
+		if resp.status == http.StatusNotFound {
+			// Keycloak answers every realm and grant; a 404 is a server
+			// that is not it.
+			return token{}, notZerto(e, errNoKeycloak)
+		}
 		if resp.status == 400 || resp.status == 401 {
 			// Keycloak says 400 invalid_grant and 401 invalid_client: both
 			// mean the configured credentials do not log in.
@@ -124,9 +132,21 @@ func (k *keycloak) post(ctx context.Context, form url.Values) (token, error) {
 type session struct {
 	c                  *Client
 	username, password string
+	method             string // zvmconf.SessionVCenter or zvmconf.SessionWindows
 }
 
-func (s *session) identity() string { return s.username }
+// authenticationMethod is the body of a session login: who checks the
+// user and password, as Zerto's documentation and its SDK write it (a
+// number in a JSON string): 0 Windows on the ZVM's host, 1 the hypervisor
+// manager (vCenter Server or SCVMM).
+func (s *session) authenticationMethod() []byte {
+	if s.method == zvmconf.SessionWindows {
+		return []byte(`{"AuthenticationMethod": "0"}`)
+	}
+	return []byte(`{"AuthenticationMethod": "1"}`)
+}
+
+func (s *session) identity() string { return s.method + ":" + s.username }
 
 func (s *session) authorize(req *http.Request, t token) {
 	req.Header.Set(sessionHeader, t.AccessToken)
@@ -137,11 +157,13 @@ func (s *session) refresh(context.Context, token) (token, error) { return token{
 func (s *session) login(ctx context.Context) (token, error) {
 	const op = "POST " + sessionPath
 	issued := time.Now()
+	body := s.authenticationMethod()
 	resp, err := s.c.send(ctx, op, true, func() (*http.Request, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.c.base+sessionPath, nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.c.base+sessionPath, bytes.NewReader(body))
 		if err == nil {
 			req.SetBasicAuth(s.username, s.password)
 			req.Header.Set("Accept", "application/json")
+			req.Header.Set("Content-Type", "application/json")
 		}
 		return req, err
 	})
@@ -150,6 +172,10 @@ func (s *session) login(ctx context.Context) (token, error) {
 	}
 	if resp.status/100 != 2 {
 		e := s.c.apiError(op, resp.status, resp.body)
+		if resp.status == http.StatusNotFound {
+			// A ZVM appliance has no Windows login.
+			return token{}, notZerto(e, errNoSessionLogin)
+		}
 		if resp.status == 400 || resp.status == 401 || resp.status == 403 {
 			e.Kind = KindUnauthorized
 		}

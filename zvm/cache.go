@@ -71,21 +71,33 @@ type tokenCache struct {
 	identity string
 }
 
-func newTokenCache(dir, url, auth, identity, secret string) *tokenCache {
-	c := &tokenCache{url: url, identity: auth + ":" + identity}
-	switch dir {
-	case "-":
-		return c
-	case "":
+// TokenCacheDir is the folder the token cache keeps its files in, for an
+// Options.CacheDir of dir: dir/zvm-tokens, or the user's cache folder's
+// rewind/zvm-tokens when dir is "". The files are mode 0600, named by a
+// hash, one per ZVM and identity.
+func TokenCacheDir(dir string) (string, error) {
+	if dir == "" {
 		base, err := os.UserCacheDir()
 		if err != nil {
-			// No cache folder (no $HOME, say): logging in every time is
-			// slower but correct.
-			return c
+			return "", err
 		}
 		dir = filepath.Join(base, "rewind")
 	}
-	c.dir = filepath.Join(dir, "zvm-tokens")
+	return filepath.Join(dir, "zvm-tokens"), nil
+}
+
+func newTokenCache(dir, url, auth, identity, secret string) *tokenCache {
+	c := &tokenCache{url: url, identity: auth + ":" + identity}
+	if dir == "-" {
+		return c
+	}
+	d, err := TokenCacheDir(dir)
+	if err != nil {
+		// No cache folder (no $HOME, say): logging in every time is
+		// slower but correct.
+		return c
+	}
+	c.dir = d
 	// The secret only reaches the file name through SHA-256, beside the
 	// URL and identity; the folder is the user's own (0700) and holds
 	// bearer tokens already.

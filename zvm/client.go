@@ -11,11 +11,12 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/rewind-dev/rewind/redact"
 )
 
 // maxBody bounds what is read of an answer; a ZVM's largest lists stay far
@@ -49,9 +50,14 @@ type Client struct {
 
 	// secrets are the values an error must never show: the configured
 	// client secret and password, and the tokens this client has held.
-	secrets secretSet
+	secrets *redact.Set
 
 	clk clock // the ZVM's clock; see clock.go
+
+	// who says who logs in, and insecure that certificates go unchecked:
+	// for doctor to show.
+	who      string
+	insecure bool
 }
 
 // New returns a Client for the ZVM that o describes. It does not contact the
@@ -66,10 +72,11 @@ func New(o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{base: u.String(), http: noRedirects(hc), retryBase: 200 * time.Millisecond, cacheLockWait: defaultCacheLockWait}
-	c.secrets.configure(o.ClientSecret, o.Password)
+	c.secrets = &redact.Set{}
+	c.secrets.Add(o.ClientSecret, o.Password)
 	switch o.Auth {
 	case AuthSession:
-		c.auth = &session{c: c, username: o.Username, password: o.Password}
+		c.auth = &session{c: c, username: o.Username, password: o.Password, method: o.SessionMethod}
 	default:
 		k := &keycloak{c: c, clientID: o.ClientID, clientSecret: o.ClientSecret}
 		if o.Username != "" && o.Password != "" {
@@ -78,8 +85,20 @@ func New(o Options) (*Client, error) {
 		c.auth = k
 	}
 	c.cache = newTokenCache(o.CacheDir, c.base, o.Auth, c.auth.identity(), o.ClientSecret+"\x00"+o.Password)
+	c.who, c.insecure = "client "+o.ClientID, o.InsecureSkipVerify
+	if o.Username != "" {
+		c.who = "user " + o.Username
+	}
 	return c, nil
 }
+
+// Identity names who the Client logs in as, never a secret: "client
+// rewind-hook", "user admin".
+func (c *Client) Identity() string { return c.who }
+
+// Insecure reports whether the Client leaves the ZVM's certificate
+// unchecked (insecure_skip_verify).
+func (c *Client) Insecure() bool { return c.insecure }
 
 // response is an answer read in full.
 type response struct {
@@ -111,7 +130,7 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 		c.clk.observe(resp.Header, sent, time.Now())
 		if isRedirect(resp.StatusCode) {
 			resp.Body.Close()
-			return nil, redirectError(op, resp)
+			return nil, c.redirectError(op, resp)
 		}
 		body, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
 		resp.Body.Close()
@@ -121,12 +140,6 @@ func (c *Client) send(ctx context.Context, op string, idempotent bool, build fun
 				continue
 			}
 			return nil, e
-		}
-		if resp.StatusCode/100 != 2 {
-			// An error body may echo the request (a proxy's debug page,
-			// a ZVM quoting the form it refused): the secrets this client
-			// sent are taken out before any error can quote the body.
-			body = c.secrets.scrub(body)
 		}
 		switch resp.StatusCode {
 		case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
@@ -161,26 +174,39 @@ func (c *Client) backoff(ctx context.Context, attempt int, hint time.Duration) b
 	}
 }
 
-// retryAfter reads a Retry-After header given in seconds; 0 when absent.
+// retryAfter reads a Retry-After header, given in seconds or as an
+// HTTP-date; 0 when absent or past. A date is on the server's clock, so
+// it is counted from the answer's Date header when there is one.
 func retryAfter(h http.Header) time.Duration {
-	n, err := strconv.Atoi(strings.TrimSpace(h.Get("Retry-After")))
-	if err != nil || n < 0 {
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
 		return 0
 	}
-	return time.Duration(n) * time.Second
+	if n, err := strconv.Atoi(v); err == nil {
+		return time.Duration(max(n, 0)) * time.Second
+	}
+	at, err := http.ParseTime(v)
+	if err != nil {
+		return 0
+	}
+	now := time.Now()
+	if d, err := http.ParseTime(h.Get("Date")); err == nil {
+		now = d
+	}
+	return max(at.Sub(now), 0)
 }
 
 // apiError builds the Error for a non-2xx answer, keeping Zerto's text:
 // {"Message"} on /v1, {"error_description"} from Keycloak, a bare JSON
-// string, or a short plain-text body. The body was scrubbed of the secrets
-// this client sent; the message is scrubbed again once decoded, since a
-// secret written into JSON is escaped there ("pa\"ss", "\u002B") and
-// only decoding gives it back as sent.
+// string, or a short plain-text body. An error body may echo the request
+// (a proxy's debug page, a ZVM quoting the form it refused): the secrets
+// this client sent are scrubbed from the message, in whatever encoding it
+// carries them (see redact.Set), before anything can quote it.
 func (c *Client) apiError(op string, status int, body []byte) *Error {
-	msg := string(c.secrets.scrub([]byte(errorMessage(body))))
-	return &Error{Kind: statusKind(status), Op: op, Status: status, Message: msg}
+	return &Error{Kind: statusKind(status), Op: op, Status: status, Message: c.message(errorMessage(body))}
 }
 
+// errorMessage is the text of an error body, as Zerto wrote it.
 func errorMessage(body []byte) string {
 	body = bytes.TrimSpace(body)
 	if len(body) == 0 {
@@ -192,7 +218,7 @@ func errorMessage(body []byte) string {
 			if raw, ok := lookupFold(m, k); ok {
 				var s string
 				if json.Unmarshal(raw, &s) == nil && s != "" {
-					return redactMessage(s)
+					return s
 				}
 			}
 		}
@@ -200,12 +226,12 @@ func errorMessage(body []byte) string {
 	}
 	var s string
 	if json.Unmarshal(body, &s) == nil {
-		return redactMessage(s)
+		return s
 	}
 	// Plain text from the ZVM's web server is kept; an HTML error page is not
 	// a message anyone should read in a terminal.
 	if body[0] != '<' && len(body) <= 1024 {
-		return redactMessage(string(body))
+		return string(body)
 	}
 	return ""
 }
@@ -222,6 +248,8 @@ type request struct {
 	unknownOn400 bool
 	// noReauth answers a 401 as it is, without a new login (see TaskState).
 	noReauth bool
+	// size, when set, receives the length of the answer's body.
+	size *int
 }
 
 // do sends r with the current token and decodes a 2xx answer into out
@@ -282,6 +310,9 @@ func (c *Client) do(ctx context.Context, r request, out any) error {
 			classifyNotZerto(e, resp)
 			return e
 		}
+		if r.size != nil {
+			*r.size = len(resp.body)
+		}
 		if out == nil {
 			return nil
 		}
@@ -333,7 +364,7 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 	defer unlock()
 	old := c.tok
 	if t, clk, ok := c.cache.load(); ok {
-		c.secrets.add(t.AccessToken, t.RefreshToken)
+		c.secrets.AddToken(t.AccessToken, t.RefreshToken)
 		if t.AccessToken != rejected && t.usable(now) {
 			c.tok = t
 			c.clk.load(clk)
@@ -356,7 +387,7 @@ func (c *Client) credential(ctx context.Context, rejected string) (token, error)
 		}
 	}
 	c.tok = t
-	c.secrets.add(t.AccessToken, t.RefreshToken)
+	c.secrets.AddToken(t.AccessToken, t.RefreshToken)
 	c.measureClock(ctx, t)
 	// A cache that cannot be written costs the next process a login; the
 	// request still goes on.
@@ -388,78 +419,13 @@ func isRedirect(status int) bool {
 
 // redirectError reports a redirect that was not followed, naming where it
 // pointed (scheme, host and path only: no user info, no query).
-func redirectError(op string, resp *http.Response) *Error {
+func (c *Client) redirectError(op string, resp *http.Response) *Error {
 	where := "another address"
 	if loc, err := resp.Location(); err == nil {
-		where = (&url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path}).String()
+		// The path is the server's to write, and may carry what this
+		// client sent it.
+		where = c.message((&url.URL{Scheme: loc.Scheme, Host: loc.Host, Path: loc.Path}).String())
 	}
 	return &Error{Kind: KindTransport, Op: op, Status: resp.StatusCode,
 		Err: fmt.Errorf("the ZVM redirected to %s, and rewind follows no redirect so that credentials go nowhere else: set zerto.url to the address it answers at", where)}
-}
-
-// maxTokenSecrets bounds the tokens a secretSet remembers: a long-running
-// client (the MCP server) refreshes its token every few minutes.
-const maxTokenSecrets = 8
-
-// secretSet holds the secret values a client has sent, so that an error
-// body that echoes one can be scrubbed. It is safe for concurrent use.
-type secretSet struct {
-	mu         sync.Mutex
-	configured [][]byte
-	tokens     [][]byte // the most recent last
-}
-
-// minSecretLen is the shortest value scrubbed by value: replacing a
-// two-letter password everywhere would mangle every message, and the
-// key-based redaction still hides it in "password=..." shapes.
-const minSecretLen = 4
-
-// configure sets the configured secrets, which are always scrubbed.
-func (s *secretSet) configure(values ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range values {
-		if len(v) >= minSecretLen {
-			s.configured = append(s.configured, secretForms(v)...)
-		}
-	}
-}
-
-// add remembers tokens, forgetting the oldest beyond maxTokenSecrets.
-func (s *secretSet) add(values ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, v := range values {
-		if len(v) < minSecretLen || slices.ContainsFunc(s.tokens, func(b []byte) bool { return string(b) == v }) {
-			continue
-		}
-		s.tokens = append(s.tokens, []byte(v))
-		if len(s.tokens) > maxTokenSecrets {
-			s.tokens = s.tokens[1:]
-		}
-	}
-}
-
-// secretForms are the ways a value travels: as is, and form-encoded, as
-// in a token request's body.
-func secretForms(v string) [][]byte {
-	forms := [][]byte{[]byte(v)}
-	if q := url.QueryEscape(v); q != v {
-		forms = append(forms, []byte(q))
-	}
-	return forms
-}
-
-// scrub returns body with every secret value replaced by "[redacted]".
-func (s *secretSet) scrub(body []byte) []byte {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, list := range [2][][]byte{s.configured, s.tokens} {
-		for _, v := range list {
-			if bytes.Contains(body, v) {
-				body = bytes.ReplaceAll(body, v, []byte(redactedText))
-			}
-		}
-	}
-	return body
 }

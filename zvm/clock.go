@@ -17,15 +17,20 @@ const serverTimePath = "/v1/serverDateTime/serverDateTimeUtc"
 const dateSlack = time.Second
 
 // clock is what a Client knows of the ZVM's clock: its offset from this
-// machine's, measured once per login against serverDateTimeUtc (or, on a
-// ZVM without that endpoint, read from a response's Date header), shared
-// through the token cache, and checked against the Date header of every
-// answer so that a clock stepped since is noticed.
+// machine's, measured once per login against serverDateTimeUtc and shared
+// through the token cache. The Date header of an answer is the web
+// server's clock, which need not be the ZVM's (a reverse proxy such as
+// nginx writes its own), so it sets the offset only on a ZVM that gives
+// none of its own; what it says is kept beside, for doctor to compare.
 type clock struct {
 	mu       sync.Mutex
 	offset   time.Duration
 	measured time.Time // local time of the measurement; zero when none
 	precise  bool      // from serverDateTimeUtc rather than a Date header
+	// date is the offset the last Date header implied (the middle of its
+	// window), when dateSeen.
+	date     time.Duration
+	dateSeen bool
 }
 
 func (k *clock) get() (time.Duration, bool) {
@@ -40,12 +45,14 @@ func (k *clock) set(offset time.Duration, at time.Time, precise bool) {
 	k.offset, k.measured, k.precise = offset, at, precise
 }
 
-// observe checks the offset against a response's Date header, received
-// between sent and received on this machine's clock. The ZVM's time when it
-// answered lies in [Date, Date+1s), and that moment lies in [sent,
-// received], so the offset lies in [Date-received, Date+1s-sent]. An offset
-// outside that window (widened by dateSlack) is replaced by the window's
-// middle; an offset not yet known is taken from the window as well.
+// observe reads a response's Date header, received between sent and
+// received on this machine's clock. The server's time when it answered
+// lies in [Date, Date+1s), and that moment lies in [sent, received], so
+// its offset lies in [Date-received, Date+1s-sent]. That window's middle
+// is kept as what the Date header says. It becomes the offset only while
+// no serverDateTimeUtc reading is known, and then whenever the offset
+// lies outside the window (widened by dateSlack): observe reports whether
+// it did.
 func (k *clock) observe(h http.Header, sent, received time.Time) bool {
 	d, err := http.ParseTime(h.Get("Date"))
 	if err != nil {
@@ -54,11 +61,40 @@ func (k *clock) observe(h http.Header, sent, received time.Time) bool {
 	lo, hi := d.Sub(received), d.Add(time.Second).Sub(sent)
 	k.mu.Lock()
 	defer k.mu.Unlock()
+	k.date, k.dateSeen = lo+(hi-lo)/2, true
+	if k.precise {
+		return false
+	}
 	if !k.measured.IsZero() && k.offset >= lo-dateSlack && k.offset <= hi+dateSlack {
 		return false
 	}
-	k.offset, k.measured, k.precise = lo+(hi-lo)/2, received, false
+	k.offset, k.measured = k.date, received
 	return true
+}
+
+// DateOffset returns the offset the Date header of the ZVM's last answer
+// implied, to the second, and whether an answer had one. It differs from
+// Offset when the web server in front of the ZVM (a reverse proxy) keeps
+// a clock of its own; rewind goes by Offset.
+func (c *Client) DateOffset() (time.Duration, bool) {
+	c.clk.mu.Lock()
+	defer c.clk.mu.Unlock()
+	return c.clk.date, c.clk.dateSeen
+}
+
+// OffsetSource says where Offset comes from: "serverDateTimeUtc" (the
+// ZVM's own clock), "Date header" (a ZVM without that endpoint), or ""
+// before the first request.
+func (c *Client) OffsetSource() string {
+	c.clk.mu.Lock()
+	defer c.clk.mu.Unlock()
+	switch {
+	case c.clk.measured.IsZero():
+		return ""
+	case c.clk.precise:
+		return "serverDateTimeUtc"
+	}
+	return "Date header"
 }
 
 // Offset returns how far the ZVM's clock is ahead of this machine's
@@ -124,17 +160,20 @@ func (c *Client) measureClock(ctx context.Context, t token) {
 type clockEntry struct {
 	OffsetMS int64     `json:"zvm_offset_ms"`
 	Measured time.Time `json:"zvm_offset_measured,omitzero"`
+	// FromDate says the offset came from a Date header, not from
+	// serverDateTimeUtc.
+	FromDate bool `json:"zvm_offset_from_date,omitempty"`
 }
 
 func (k *clock) entry() clockEntry {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	return clockEntry{OffsetMS: k.offset.Milliseconds(), Measured: k.measured}
+	return clockEntry{OffsetMS: k.offset.Milliseconds(), Measured: k.measured, FromDate: !k.precise}
 }
 
 func (k *clock) load(e clockEntry) {
 	if e.Measured.IsZero() {
 		return
 	}
-	k.set(time.Duration(e.OffsetMS)*time.Millisecond, e.Measured, true)
+	k.set(time.Duration(e.OffsetMS)*time.Millisecond, e.Measured, !e.FromDate)
 }

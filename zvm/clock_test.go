@@ -89,23 +89,6 @@ func TestOffsetMeasuredAndCached(t *testing.T) {
 	}
 }
 
-// TestOffsetFollowsAStep: a ZVM clock stepped after the offset was
-// measured is noticed from the Date header of the next answer.
-func TestOffsetFollowsAStep(t *testing.T) {
-	sim := strictSim(t, "")
-	c := simClient(t, sim.URL, nil)
-	if _, err := c.VPGs(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	sim.SetStrict(zvmsim.Strict{ClockOffset: zvmsim.SignedDuration(-10 * time.Minute)})
-	if _, err := c.VPGs(t.Context()); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := c.Offset(); (got + 10*time.Minute).Abs() > 2*time.Second {
-		t.Errorf("offset %v after a step to -10m", got)
-	}
-}
-
 // TestOffsetFromDateHeader: a ZVM without serverDateTimeUtc still gives
 // its time in the Date header, to the second.
 func TestOffsetFromDateHeader(t *testing.T) {

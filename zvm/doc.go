@@ -1,6 +1,11 @@
 // Package zvm is rewind's client for the REST API of a Zerto Virtual
 // Manager (ZVM).
 //
+// Every front end builds its Client with FromConfig, from the [zerto]
+// settings (package zvmconf) and the REWIND_ZVM_* environment, secrets
+// read from their files; ErrNotConfigured says no ZVM is set up, and Hint
+// gives the fix for any of the package's errors.
+//
 // In rewind's data flow it sits under the capture package: capture resolves
 // a command's target to a VM and its VPGs (VMs, VMsByIdentifier, VPG),
 // inserts a tagged checkpoint (InsertTaggedCheckpoint), follows the task
@@ -14,13 +19,17 @@
 // shortly before it expires,
 // and on a 401 refreshes it or logs in again and resends the request once.
 // Both ZVM flavours log in: the appliance's Keycloak (password or
-// client_credentials grant) and the Windows ZVM's /v1/session/add.
+// client_credentials grant) and the Windows ZVM's /v1/session/add, whose
+// body says who checks the password (AuthenticationMethod). Errors never
+// show a secret the client knows, in any encoding (package redact).
 //
 // The ZVM's clock is not this machine's: a Client measures the offset once
-// per login (GET /v1/serverDateTime/serverDateTimeUtc, else the Date
-// header), keeps it with the token, and checks it against the Date header of
-// every answer. Offset and Now give it to callers, which compare Zerto's
-// timestamps in ZVM time only.
+// per login (GET /v1/serverDateTime/serverDateTimeUtc) and keeps it with
+// the token. The Date header of an answer is the web server's clock, a
+// reverse proxy's perhaps: it sets the offset only on a ZVM without that
+// endpoint, and is kept beside (DateOffset) for doctor to compare. Offset
+// and Now give the offset to callers, which compare Zerto's timestamps in
+// ZVM time only.
 //
 // Every method takes a context and returns within its deadline. GETs retry
 // transient failures with backoff while the deadline allows; POSTs, which

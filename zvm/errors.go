@@ -11,7 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/redact"
 )
 
 // Kind classifies an Error by what a caller can do about it.
@@ -97,24 +97,34 @@ func (e *Error) Error() string {
 	}
 	if e.Err != nil && e.Message == "" {
 		// A transport error quotes URLs, and a proxy's may carry user info.
-		s += ": " + audit.Redact(e.Err.Error())
+		s += ": " + redact.Text(e.Err.Error())
 	}
 	return s
 }
 
 // redactedText replaces a secret in an error text.
-const redactedText = "[redacted]"
+const redactedText = redact.Redacted
 
 // maxMessage bounds the Zerto message an Error keeps: a message is a
 // sentence, and a body that is more echoes something else.
 const maxMessage = 1024
 
-// redactMessage makes a message from the ZVM (or whatever answered in its
-// place) safe to show a person, a model and the audit log: shortened to
-// maxMessage bytes, with form fields, headers, bearer tokens, URL user info
-// and other secret shapes redacted (see audit.Redact). The secrets the
-// client itself sent were taken out of the body before (secretSet.scrub).
-func redactMessage(s string) string {
+// maxSecretEcho bounds how much longer than maxMessage the window of a
+// message is that secrets are scrubbed from before it is cut: a secret
+// that begins before the cut is scrubbed whole, however it is encoded.
+const maxSecretEcho = 8 << 10
+
+// message makes a message from the ZVM (or whatever answered in its place)
+// safe to show a person, a model and the audit log: the values this client
+// sent scrubbed in any encoding (redact.Set), the secrets of known shapes
+// redacted (redact.Text), and shortened to maxMessage bytes. Scrubbing
+// comes first, on a window a little longer than what is kept, so that the
+// cut cannot leave a part of a secret that no longer matches.
+func (c *Client) message(s string) string {
+	if len(s) > maxMessage+maxSecretEcho {
+		s = s[:maxMessage+maxSecretEcho]
+	}
+	s = redact.Text(c.secrets.Scrub(s))
 	if len(s) > maxMessage {
 		cut := maxMessage
 		for cut > 0 && !utf8.RuneStart(s[cut]) {
@@ -122,7 +132,7 @@ func redactMessage(s string) string {
 		}
 		s = s[:cut] + "…"
 	}
-	return audit.Redact(s)
+	return s
 }
 
 // redactUserinfo returns s, a URL that may not parse, with everything

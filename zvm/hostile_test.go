@@ -1,6 +1,7 @@
 package zvm
 
 import (
+	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -9,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/redact"
 )
 
 // TestNoRedirects: a ZVM (or something on the path) that redirects gets
@@ -68,6 +71,33 @@ func TestNoRedirects(t *testing.T) {
 	}
 }
 
+// TestRedirectLocationScrubbed: a redirect whose Location carries the
+// client's secret in its path, as it is or percent-encoded in either case,
+// names where it pointed without the secret.
+func TestRedirectLocationScrubbed(t *testing.T) {
+	const secret = "client secret/value"
+	for _, path := range []string{"/login/client%20secret%2Fvalue", "/login/client%20secret%2fvalue/x", "/login/" + base64.RawURLEncoding.EncodeToString([]byte(secret))} {
+		zvm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Location", "https://elsewhere.example"+path)
+			w.WriteHeader(http.StatusFound)
+		}))
+		c := newTestClient(t, zvm.URL, func(o *Options) {
+			o.Username, o.Password = "", ""
+			o.ClientID, o.ClientSecret = "rewind", secret
+		})
+		_, err := c.VMs(t.Context(), "web-01")
+		zvm.Close()
+		if err == nil || !strings.Contains(err.Error(), "redirected to https://elsewhere.example/login/"+redact.Redacted) {
+			t.Errorf("Location %s: err = %v", path, err)
+		}
+		for _, leak := range []string{"secret", "Y2xpZW50"} {
+			if err != nil && strings.Contains(err.Error(), leak) {
+				t.Errorf("Location %s: err %q shows %q", path, err, leak)
+			}
+		}
+	}
+}
+
 // TestErrorBodiesRedacted: a ZVM or proxy that echoes the request in its
 // error body does not get the secrets into the error text.
 func TestErrorBodiesRedacted(t *testing.T) {
@@ -90,6 +120,13 @@ func TestErrorBodiesRedacted(t *testing.T) {
 		// some others do): only decoding gives it back as sent.
 		{"secret escaped in a Message", "/v1/vms", 400, "application/json", `{"Message":"refused s3cr3t\u002Bvalue\/x for rewind"}`},
 		{"secret escaped in a description", tokenPath, 401, "application/json", `{"error":"invalid_client","error_description":"s3cr3t\u002bvalue\u002Fx is wrong"}`},
+		// Other encodings a server may echo a secret in.
+		{"percent-encoded lower case", tokenPath, 400, "text/plain", "bad form: client_secret=s3cr3t%2bvalue%2fx"},
+		{"percent-encoded everywhere", "/v1/vms", 400, "text/plain", "refused %73%33%63%72%33%74%2B%76%61%6c%75%65%2F%78"},
+		{"base64", tokenPath, 401, "text/plain", "bad credentials " + base64.StdEncoding.EncodeToString([]byte(secret))},
+		{"base64 in a Basic header", tokenPath, 401, "text/plain", "Authorization was " + base64.RawURLEncoding.EncodeToString([]byte("rewind:"+secret+"!"))},
+		{"token base64", "/v1/vms", 400, "text/plain", "session " + base64.URLEncoding.EncodeToString([]byte("xx"+"access-token-1234")) + " unknown"},
+		{"html", "/v1/vms", 400, "text/plain", "refused s3cr3t&#43;value&#x2f;x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -121,7 +158,7 @@ func TestErrorBodiesRedacted(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("err = %v, want an *Error", err)
 			}
-			for _, leak := range []string{"s3cr3t", "access-token-1234", "hunter22"} {
+			for _, leak := range []string{"s3cr3t", "access-token-1234", "hunter22", "czNjcjN0", "MzY3IzdCt2YWx1ZS9", "hY2Nlc3MtdG9rZW4", "%73%33", "&#43;"} {
 				if strings.Contains(err.Error(), leak) || strings.Contains(e.Message, leak) {
 					t.Errorf("error %q shows %q", err, leak)
 				}
@@ -155,18 +192,21 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestLongMessageBounded(t *testing.T) {
-	got := errorMessage([]byte(`{"Message":"` + strings.Repeat("é", 4000) + `"}`))
+	c := &Client{secrets: &redact.Set{}}
+	got := c.message(errorMessage([]byte(`{"Message":"` + strings.Repeat("é", 4000) + `"}`)))
 	if len(got) > maxMessage+len("…") || !strings.HasSuffix(got, "…") {
 		t.Errorf("message of %d bytes, want at most %d ending in …", len(got), maxMessage)
 	}
 }
 
 // TestTaskReasonRedacted: a failed task's CompleteReason reaches the
-// hook's reason and the audit log, so a ZVM that writes a credential into
-// it is redacted like any other message it sends.
+// hook's reason and the audit log, so a ZVM that writes the client's
+// credential into it, in whatever encoding, is scrubbed like any other
+// message it sends.
 func TestTaskReasonRedacted(t *testing.T) {
-	w := wireTask{CompleteReason: "insert failed: POST token with client_secret=hunter2-secret&grant_type=client_credentials"}
-	got := w.task().CompleteReason
+	c := &Client{secrets: &redact.Set{}}
+	c.secrets.Add("hunter2-secret")
+	got := c.message("insert failed: POST token with client_secret=hunter2%2dsecret&grant_type=client_credentials")
 	if strings.Contains(got, "hunter2-secret") {
 		t.Errorf("CompleteReason = %q: the secret is shown", got)
 	}

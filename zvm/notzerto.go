@@ -3,6 +3,7 @@ package zvm
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"mime"
 	"strings"
@@ -42,4 +43,21 @@ func jsonBody(resp *response) bool {
 	}
 	b := bytes.TrimSpace(resp.body)
 	return len(b) > 0 && (b[0] == '{' || b[0] == '"') && json.Valid(b)
+}
+
+// The causes of a login that reached something other than the login the
+// configuration expects.
+var (
+	errNoSessionLogin = errors.New("this ZVM has no Windows ZVM login (POST /v1/session/add answered 404): a ZVM appliance (10.x) logs in through Keycloak")
+	errNoKeycloak     = errors.New("no Keycloak answers at this URL (its token endpoint answered 404)")
+)
+
+// notZerto makes e a KindNotZerto error with cause, keeping what the
+// server said in the cause rather than as Zerto's Message.
+func notZerto(e *Error, cause error) *Error {
+	if e.Message != "" {
+		cause = fmt.Errorf("%w; the server said %q", cause, e.Message)
+	}
+	e.Kind, e.Message, e.Err = KindNotZerto, "", cause
+	return e
 }

@@ -14,14 +14,16 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
 // The authentication schemes a ZVM offers.
 const (
 	// AuthKeycloak is the ZVM appliance (10.x): OAuth tokens from its Keycloak.
-	AuthKeycloak = "keycloak"
+	AuthKeycloak = zvmconf.AuthKeycloak
 	// AuthSession is the Windows ZVM: a session from POST /v1/session/add.
-	AuthSession = "session"
+	AuthSession = zvmconf.AuthSession
 )
 
 // DefaultClientID is the Keycloak client a ZVM appliance ships for the
@@ -37,7 +39,10 @@ type Options struct {
 	ClientSecret string // with no Username: the client_credentials grant
 	Username     string // with Password: the password grant (Keycloak) or Basic auth (session)
 	Password     string
-	CAFile       string // PEM file of CAs to trust, beside the system's
+	// SessionMethod is how a Windows ZVM checks Username and Password:
+	// zvmconf.SessionVCenter (the default) or zvmconf.SessionWindows.
+	SessionMethod string
+	CAFile        string // PEM file of CAs to trust, beside the system's
 	// InsecureSkipVerify turns off certificate checks; New warns through Warnf.
 	InsecureSkipVerify bool
 	// CacheDir holds the shared token cache. "" means os.UserCacheDir()/rewind;
@@ -52,7 +57,8 @@ type Options struct {
 
 // ApplyEnv overrides o with the REWIND_ZVM_* variables that are set to a
 // non-empty value: URL, AUTH, CLIENT_ID, CLIENT_SECRET, USERNAME, PASSWORD,
-// CA_FILE and INSECURE_SKIP_VERIFY (a strconv.ParseBool value).
+// SESSION_METHOD, CA_FILE and INSECURE_SKIP_VERIFY (a strconv.ParseBool
+// value). The secrets' _FILE variables are FromConfig's to read.
 func (o *Options) ApplyEnv(getenv func(string) string) error {
 	for _, v := range []struct {
 		name string
@@ -65,6 +71,7 @@ func (o *Options) ApplyEnv(getenv func(string) string) error {
 		{"REWIND_ZVM_USERNAME", &o.Username},
 		{"REWIND_ZVM_PASSWORD", &o.Password},
 		{"REWIND_ZVM_CA_FILE", &o.CAFile},
+		{"REWIND_ZVM_SESSION_METHOD", &o.SessionMethod},
 	} {
 		if s := getenv(v.name); s != "" {
 			*v.dst = s
@@ -83,14 +90,14 @@ func (o *Options) ApplyEnv(getenv func(string) string) error {
 // validate checks o and returns the parsed base URL with its defaults filled in.
 func (o *Options) validate() (*url.URL, error) {
 	if o.URL == "" {
-		return nil, errors.New("zvm: no URL (set zerto.url or REWIND_ZVM_URL)")
+		return nil, fmt.Errorf("zvm: %w: set zerto.url or REWIND_ZVM_URL", ErrNotConfigured)
+	}
+	if msg := zvmconf.CheckURL(o.URL); msg != "" {
+		return nil, &SettingsError{Key: "url", Err: errors.New(msg)}
 	}
 	u, err := url.Parse(o.URL)
-	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return nil, fmt.Errorf("zvm: URL %q: want http(s)://host[:port][/path]", redactURL(o.URL))
-	}
-	if u.User != nil {
-		return nil, errors.New("zvm: URL must not carry credentials; use username and password")
+	if err != nil {
+		return nil, &SettingsError{Key: "url", Err: fmt.Errorf("%q: want http(s)://host[:port][/path]", redactURL(o.URL))}
 	}
 	u.Path = strings.TrimSuffix(u.Path, "/")
 	u.RawQuery, u.Fragment = "", ""
@@ -99,7 +106,14 @@ func (o *Options) validate() (*url.URL, error) {
 		o.Auth = AuthKeycloak
 	case AuthKeycloak, AuthSession:
 	default:
-		return nil, fmt.Errorf("zvm: auth %q: want %q or %q", o.Auth, AuthKeycloak, AuthSession)
+		return nil, &SettingsError{Key: "auth", Err: fmt.Errorf("%q: want %q or %q", o.Auth, AuthKeycloak, AuthSession)}
+	}
+	switch o.SessionMethod {
+	case "":
+		o.SessionMethod = zvmconf.SessionVCenter
+	case zvmconf.SessionVCenter, zvmconf.SessionWindows:
+	default:
+		return nil, &SettingsError{Key: "session_method", Err: fmt.Errorf("%q: want %q or %q", o.SessionMethod, zvmconf.SessionVCenter, zvmconf.SessionWindows)}
 	}
 	if o.ClientID == "" {
 		o.ClientID = DefaultClientID
@@ -107,12 +121,12 @@ func (o *Options) validate() (*url.URL, error) {
 	hasUser := o.Username != "" && o.Password != ""
 	switch {
 	case o.Auth == AuthSession && !hasUser:
-		return nil, errors.New("zvm: session auth needs username and password")
+		return nil, &SettingsError{Key: "username", Err: errors.New("session auth needs username and password (or password_file)")}
 	case o.Auth == AuthKeycloak && !hasUser && o.ClientSecret == "":
-		return nil, errors.New("zvm: keycloak auth needs username and password, or client_id and client_secret")
+		return nil, &SettingsError{Key: "client_secret", Err: errors.New("keycloak auth needs client_id and client_secret (or client_secret_file), or username and password")}
 	}
 	if o.HTTPClient != nil && (o.CAFile != "" || o.InsecureSkipVerify) {
-		return nil, errors.New("zvm: ca_file and insecure_skip_verify cannot apply to a caller's HTTPClient")
+		return nil, &SettingsError{Key: "ca_file", Err: errors.New("ca_file and insecure_skip_verify cannot apply to a caller's HTTPClient")}
 	}
 	return u, nil
 }
@@ -137,14 +151,14 @@ func (o *Options) httpClient() (*http.Client, error) {
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(expandHome(o.CAFile))
 		if err != nil {
-			return nil, fmt.Errorf("zvm: ca_file: %w", err)
+			return nil, &SettingsError{Key: "ca_file", Err: err}
 		}
 		pool, err := x509.SystemCertPool()
 		if err != nil {
 			pool = x509.NewCertPool()
 		}
 		if !pool.AppendCertsFromPEM(pem) {
-			return nil, fmt.Errorf("zvm: ca_file %s: no PEM certificates in it", o.CAFile)
+			return nil, &SettingsError{Key: "ca_file", Err: fmt.Errorf("%s: no PEM certificates in it", o.CAFile)}
 		}
 		tlsConf.RootCAs = pool
 	}

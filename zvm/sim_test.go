@@ -78,7 +78,7 @@ func TestSimDoneWhen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, reason := vpg.CanCheckpoint(); !ok {
+	if refused, reason := vpg.InsertRefused(); refused {
 		t.Fatalf("lab-apps cannot checkpoint: %s", reason)
 	}
 	tag := "rewind-test-" + time.Now().Format("150405.000")
@@ -303,7 +303,7 @@ func TestSimRevokedTokensAndTLS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ok, reason := vpg.CanCheckpoint(); ok || reason == "" {
-		t.Errorf("lab-paused (%v/%v): CanCheckpoint = %v, %q; want false with a reason", vpg.Status, vpg.SubStatus, ok, reason)
+	if refused, reason := vpg.InsertRefused(); !refused || reason == "" {
+		t.Errorf("lab-paused (%v/%v): InsertRefused = %v, %q; want refused with a reason", vpg.Status, vpg.SubStatus, refused, reason)
 	}
 }

@@ -281,27 +281,6 @@ func (w wireVPG) vpg() VPG {
 	}
 }
 
-// CanCheckpoint reports whether Zerto can write a new checkpoint for the VPG
-// now; when it cannot, reason says why in words a person can act on. A VPG
-// that is syncing, paused, failing over, moving, deleting or in error writes
-// no checkpoints, so a tag inserted then would not land in time.
-func (v VPG) CanCheckpoint() (ok bool, reason string) {
-	switch v.Status {
-	case StatusMeetingSLA, StatusNotMeetingSLA, StatusHistoryNotMeetingSLA, StatusRpoNotMeetingSLA:
-	default:
-		return false, "VPG " + v.Name + " is " + v.Status.String() + ": it writes no checkpoints now"
-	}
-	switch v.SubStatus {
-	case SubStatusNone, SubStatusRecoveryPossible, SubStatusBackup:
-		return true, ""
-	case SubStatusInitialSync, SubStatusVolumeInitialSync, SubStatusSync, SubStatusDeltaSync,
-		SubStatusFullSync, SubStatusVolumeDeltaSync, SubStatusVolumeFullSync, SubStatusBitmapSync:
-		return false, "VPG " + v.Name + " is in " + v.SubStatus.String() + ": checkpoints are written again once the sync ends"
-	default:
-		return false, "VPG " + v.Name + " is " + v.Status.String() + "/" + v.SubStatus.String() + ": it writes no checkpoints now"
-	}
-}
-
 // Checkpoint is a point in a VPG's journal that Zerto can recover to.
 type Checkpoint struct {
 	Identifier string    // CheckpointIdentifier
@@ -388,7 +367,7 @@ func (w wireTask) task() Task {
 		// A failed task's reason reaches a person, a model and the audit
 		// log like any other message from the ZVM, so it is bounded and
 		// redacted the same way.
-		CompleteReason: redactMessage(w.CompleteReason),
+		CompleteReason: w.CompleteReason,
 		Started:        w.Started.Time,
 		Completed:      w.Completed.Time,
 		InitiatedBy:    string(w.InitiatedBy),

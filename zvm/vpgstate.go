@@ -7,6 +7,10 @@ package zvm
 // can act on. In every other state, syncs and errors included, it is for
 // Zerto to accept or refuse the insert and to say why: a client that
 // judged those itself would refuse checkpoints Zerto can take.
+//
+// It is the one answer rewind gives to "can this VPG checkpoint?": capture
+// refuses by it before an insert, and the MCP server and the page advise
+// by it, so that the advice is what the hook enforces.
 func (v VPG) InsertRefused() (refused bool, reason string) {
 	switch v.Status {
 	case StatusFailingOver, StatusMoving, StatusDeleting, StatusRecovered:

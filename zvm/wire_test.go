@@ -121,27 +121,33 @@ func TestEnumNames(t *testing.T) {
 	}
 }
 
-func TestCanCheckpoint(t *testing.T) {
+// TestInsertRefused: only the states in which Zerto certainly cannot write
+// a tag are refused before asking it; in a sync or an error, Zerto's own
+// answer to the insert decides.
+func TestInsertRefused(t *testing.T) {
 	tests := []struct {
 		status VPGStatus
 		sub    VPGSubStatus
-		want   bool
+		want   bool // refused
 	}{
-		{StatusMeetingSLA, SubStatusNone, true},
-		{StatusNotMeetingSLA, SubStatusNone, true},
-		{StatusRpoNotMeetingSLA, SubStatusRecoveryPossible, true},
+		{StatusMeetingSLA, SubStatusNone, false},
+		{StatusNotMeetingSLA, SubStatusNone, false},
+		{StatusRpoNotMeetingSLA, SubStatusRecoveryPossible, false},
 		{StatusMeetingSLA, SubStatusBitmapSync, false},
-		{StatusMeetingSLA, SubStatusReplicationPausedUserInitiated, false},
 		{StatusInitializing, SubStatusInitialSync, false},
-		{StatusFailingOver, SubStatusFailingOverBeforeCommit, false},
-		{StatusDeleting, SubStatusNone, false},
-		{StatusRecovered, SubStatusNone, false},
 		{StatusNotMeetingSLA, SubStatusDisconnectedFromPeer, false},
+		{StatusMeetingSLA, SubStatusReplicationPausedUserInitiated, true},
+		{StatusNotMeetingSLA, SubStatusReplicationPausedSystemInitiated, true},
+		{StatusFailingOver, SubStatusFailingOverBeforeCommit, true},
+		{StatusMoving, SubStatusNone, true},
+		{StatusDeleting, SubStatusNone, true},
+		{StatusRecovered, SubStatusNone, true},
+		{StatusMeetingSLA, SubStatusEmptyProtectionGroup, true},
 	}
 	for _, tt := range tests {
-		ok, reason := VPG{Name: "web", Status: tt.status, SubStatus: tt.sub}.CanCheckpoint()
-		if ok != tt.want || (ok == (reason != "")) {
-			t.Errorf("%v/%v: CanCheckpoint = %v, %q; want %v", tt.status, tt.sub, ok, reason, tt.want)
+		refused, reason := VPG{Name: "web", Status: tt.status, SubStatus: tt.sub}.InsertRefused()
+		if refused != tt.want || refused != (reason != "") {
+			t.Errorf("%v/%v: InsertRefused = %v, %q; want %v", tt.status, tt.sub, refused, reason, tt.want)
 		}
 	}
 }

@@ -231,20 +231,30 @@ func (c *call) listCheckpoints() {
 			return
 		}
 	}
-	c.locked(func() (int, any) {
-		v, st, body := c.vpgLocked()
-		if v == nil {
-			return st, body
+	// The answer is written after the lock is let go: a deep journal's
+	// listing is long, and no client's slow read may hold the lock.
+	c.s.mu.Lock()
+	v, st, body := c.vpgLocked()
+	if v == nil {
+		c.s.mu.Unlock()
+		c.json(st, body)
+		return
+	}
+	var stored []Checkpoint
+	for _, cp := range v.checkpoints {
+		if (!from.IsZero() && cp.Time.Before(from)) || (!to.IsZero() && cp.Time.After(to)) {
+			continue
 		}
-		out := []checkpointJSON{}
-		for _, cp := range v.checkpoints {
-			if (!from.IsZero() && cp.Time.Before(from)) || (!to.IsZero() && cp.Time.After(to)) {
-				continue
-			}
-			out = append(out, checkpointWire(cp))
-		}
-		return http.StatusOK, out
-	})
+		stored = append(stored, cp)
+	}
+	var deep deepHistory
+	var lo, hi int64
+	if v.deep != nil {
+		deep = *v.deep
+		lo, hi = deep.span(from, to, c.s.now(), v.deepRetention())
+	}
+	c.s.mu.Unlock()
+	c.writeCheckpoints(&deep, lo, hi, stored)
 }
 
 func (c *call) checkpointStats() {
@@ -254,9 +264,11 @@ func (c *call) checkpointStats() {
 			return st, body
 		}
 		var stats struct{ Earliest, Latest *checkpointJSON }
-		if len(v.checkpoints) > 0 {
-			first, last := checkpointWire(v.checkpoints[0]), checkpointWire(v.checkpoints[len(v.checkpoints)-1])
-			stats.Earliest, stats.Latest = &first, &last
+		now := c.s.now()
+		if first, ok := v.earliest(now); ok {
+			last, _ := v.latest(now)
+			e, l := checkpointWire(first), checkpointWire(last)
+			stats.Earliest, stats.Latest = &e, &l
 		}
 		return http.StatusOK, stats
 	})
@@ -311,15 +323,15 @@ func (c *call) completedTaskLocked(typ string, v *vpgState) (int, any) {
 
 // checkpointLocked resolves a CheckpointIdentifier in a request body; empty
 // means the latest checkpoint.
-func checkpointLocked(v *vpgState, id string) (Checkpoint, int, any) {
+func checkpointLocked(v *vpgState, id string, now time.Time) (Checkpoint, int, any) {
 	if id == "" {
-		if cp, ok := v.latest(); ok {
+		if cp, ok := v.latest(now); ok {
 			return cp, 0, nil
 		}
 		st, body := fail(http.StatusBadRequest, "VPG %s has no checkpoints.", v.cfg.Name)
 		return Checkpoint{}, st, body
 	}
-	cp, ok := v.checkpoint(id)
+	cp, ok := v.checkpoint(id, now)
 	if !ok {
 		st, body := fail(http.StatusBadRequest, "Checkpoint '%s' was not found in the journal of VPG %s.", id, v.cfg.Name)
 		return Checkpoint{}, st, body
@@ -388,7 +400,7 @@ func (c *call) failoverTest() {
 		if vm := s.restoringVMLocked(v); vm != nil {
 			return fail(http.StatusBadRequest, "VM %s of VPG %s is being restored from the journal; commit or roll back the restore first.", vm.name, v.cfg.Name)
 		}
-		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier)
+		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier, c.s.now())
 		if st != 0 {
 			return st, resp
 		}
@@ -473,7 +485,7 @@ func (c *call) restore() {
 		case v.test != nil:
 			return fail(http.StatusBadRequest, "VPG %s is in a failover test; stop the test before restoring VM %s.", v.cfg.Name, vm.name)
 		}
-		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier)
+		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier, c.s.now())
 		if st != 0 {
 			return st, resp
 		}
@@ -545,7 +557,7 @@ func (c *call) failover() {
 		case v.test != nil:
 			return fail(http.StatusBadRequest, "VPG %s is in a failover test; stop the test first.", v.cfg.Name)
 		}
-		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier)
+		cp, st, resp := checkpointLocked(v, body.CheckpointIdentifier, c.s.now())
 		if st != 0 {
 			return st, resp
 		}

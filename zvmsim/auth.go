@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -16,6 +17,7 @@ type token struct {
 	subject  string // user name or client id
 	clientID string
 	scope    string
+	roles    []string // nil: every permission
 }
 
 // keycloakError writes an error the way Keycloak's token endpoint does.
@@ -55,17 +57,18 @@ func (c *call) token() {
 	switch grant {
 	case "password":
 		user, pass := form.Get("username"), form.Get("password")
-		if !s.userOK(user, pass) {
+		u, ok := s.user(user, pass)
+		if !ok {
 			c.keycloakError(http.StatusUnauthorized, "invalid_grant", "Invalid user credentials")
 			return
 		}
-		c.issue(user, clientID, scope, true)
+		c.issue(token{subject: user, clientID: clientID, scope: scope, roles: u.Roles}, true)
 	case "client_credentials":
 		if client.Secret == "" {
 			c.keycloakError(http.StatusUnauthorized, "unauthorized_client", "Public client not allowed to retrieve service account")
 			return
 		}
-		c.issue("service-account-"+clientID, clientID, scope, !c.s.Strict().NoClientCredentialsRefresh)
+		c.issue(token{subject: "service-account-" + clientID, clientID: clientID, scope: scope, roles: client.Roles}, !c.s.Strict().NoClientCredentialsRefresh)
 	case "refresh_token":
 		rt := form.Get("refresh_token")
 		s.mu.Lock()
@@ -80,24 +83,30 @@ func (c *call) token() {
 		case time.Now().After(t.expires):
 			c.keycloakError(http.StatusBadRequest, "invalid_grant", "Token is not active")
 		default:
-			c.issue(t.subject, clientID, t.scope, true)
+			c.issue(t, true)
 		}
 	default:
 		c.keycloakError(http.StatusBadRequest, "unsupported_grant_type", "Unsupported grant_type")
 	}
 }
 
-// issue answers a token grant with a new access token, and a refresh
-// token when withRefresh is set.
-func (c *call) issue(subject, clientID, scope string, withRefresh bool) {
+// issue answers a token grant with a new access token for t's subject,
+// client, scope and roles, and a refresh token when withRefresh is set.
+func (c *call) issue(t token, withRefresh bool) {
 	s := c.s
-	access, refresh := newSecret(), newSecret()
 	now := time.Now()
 	s.mu.Lock()
 	ttl, rttl := s.tokenTTL, s.refreshTTL
-	s.tokens[access] = token{expires: now.Add(ttl), subject: subject, clientID: clientID, scope: scope}
+	s.mu.Unlock()
+	access := newAccessToken(baseURL(c.r)+"/auth/realms/zerto", t.subject, t.clientID, t.scope, t.roles, now.Add(ttl))
+	refresh := newSecret()
+	scope := t.scope
+	s.mu.Lock()
+	t.expires = now.Add(ttl)
+	s.tokens[access] = t
 	if withRefresh {
-		s.refreshTokens[refresh] = token{expires: now.Add(rttl), subject: subject, clientID: clientID, scope: scope}
+		t.expires = now.Add(rttl)
+		s.refreshTokens[refresh] = t
 	}
 	s.tokensIssued++
 	s.mu.Unlock()
@@ -122,10 +131,30 @@ func (c *call) issue(subject, clientID, scope string, withRefresh bool) {
 }
 
 // sessionAdd serves the Windows ZVM's session endpoint: Basic credentials in,
-// a session id in the x-zerto-session header out.
+// a session id in the x-zerto-session header out. A Windows ZVM
+// (FlavorWindows) checks the credentials where the body's
+// AuthenticationMethod says, Windows when it says nothing, so a user of
+// the hypervisor manager must send 1.
 func (c *call) sessionAdd() {
+	body, err := io.ReadAll(http.MaxBytesReader(c.w, c.r.Body, 1<<16))
+	if err != nil {
+		c.message(http.StatusRequestEntityTooLarge, "The request body is too large.")
+		return
+	}
+	method, err := authenticationMethod(body)
+	if err != nil {
+		c.message(http.StatusBadRequest, "The request is invalid: "+err.Error())
+		return
+	}
 	user, pass, ok := c.r.BasicAuth()
-	if !ok || !c.s.userOK(user, pass) {
+	u, known := c.s.user(user, pass)
+	if c.s.sc.Flavor == FlavorWindows {
+		if method == "" {
+			method = MethodWindows
+		}
+		known = known && u.Method == method
+	}
+	if !ok || !known {
 		c.w.Header().Set("WWW-Authenticate", `Basic realm="Zerto"`)
 		c.message(http.StatusUnauthorized, "Authorization has been denied for this request.")
 		return
@@ -133,7 +162,7 @@ func (c *call) sessionAdd() {
 	s := c.s
 	id := newSecret()
 	s.mu.Lock()
-	s.tokens[id] = token{expires: time.Now().Add(s.tokenTTL), subject: user}
+	s.tokens[id] = token{expires: time.Now().Add(s.tokenTTL), subject: user, roles: u.Roles}
 	s.tokensIssued++
 	s.mu.Unlock()
 	c.w.Header().Set("x-zerto-session", id)
@@ -142,19 +171,19 @@ func (c *call) sessionAdd() {
 
 // authorize checks a /v1 request's bearer token or session, and applies the
 // Unauthorized401AfterN fault.
-func (s *Server) authorize(r *http.Request) (subject string, ok bool) {
+func (s *Server) authorize(r *http.Request) (t token, ok bool) {
 	cred := r.Header.Get("x-zerto-session")
 	if h := r.Header.Get("Authorization"); cred == "" && len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
 		cred = strings.TrimSpace(h[7:])
 	}
 	if cred == "" {
-		return "", false
+		return token{}, false
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, found := s.tokens[cred]
 	if !found || time.Now().After(t.expires) {
-		return "", false
+		return token{}, false
 	}
 	if n := s.faults.Unauthorized401AfterN; n > 0 {
 		s.authorizedCalls++
@@ -163,7 +192,7 @@ func (s *Server) authorize(r *http.Request) (subject string, ok bool) {
 			s.revokeLocked(false)
 		}
 	}
-	return t.subject, true
+	return t, true
 }
 
 // revokeLocked drops every access token and session, and with refresh also
@@ -184,14 +213,15 @@ func (s *Server) client(id string) (Client, bool) {
 	return Client{}, false
 }
 
-func (s *Server) userOK(name, password string) bool {
+// user returns the scenario's user of that name and password.
+func (s *Server) user(name, password string) (User, bool) {
 	for _, u := range s.sc.Credentials.Users {
 		// Keycloak matches user names case-insensitively.
 		if strings.EqualFold(u.Name, name) && equal(u.Password, password) {
-			return true
+			return u, true
 		}
 	}
-	return false
+	return User{}, false
 }
 
 func equal(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }

@@ -38,6 +38,9 @@ type vpgState struct {
 	// history is the journal's retention set by SetJournalHistory; zero
 	// means maxHistory.
 	history time.Duration
+	// deep is the journal's past before the simulator started, when it is
+	// longer than the simulator stores; nil otherwise.
+	deep *deepHistory
 }
 
 type failoverTest struct {
@@ -67,27 +70,55 @@ func (v *vpgState) refusal() string {
 	return ""
 }
 
-func (v *vpgState) checkpoint(id string) (Checkpoint, bool) {
+func (v *vpgState) checkpoint(id string, now time.Time) (Checkpoint, bool) {
 	for i := len(v.checkpoints) - 1; i >= 0; i-- {
 		if v.checkpoints[i].ID == id {
 			return v.checkpoints[i], true
 		}
 	}
+	if v.deep != nil {
+		return v.deep.find(id, now, v.deepRetention())
+	}
 	return Checkpoint{}, false
 }
 
-func (v *vpgState) latest() (Checkpoint, bool) {
-	if len(v.checkpoints) == 0 {
-		return Checkpoint{}, false
+func (v *vpgState) latest(now time.Time) (Checkpoint, bool) {
+	if len(v.checkpoints) > 0 {
+		return v.checkpoints[len(v.checkpoints)-1], true
 	}
-	return v.checkpoints[len(v.checkpoints)-1], true
+	if v.deep != nil {
+		if lo, hi := v.deep.span(time.Time{}, time.Time{}, now, v.deepRetention()); lo < hi {
+			return v.deep.at(hi - 1), true
+		}
+	}
+	return Checkpoint{}, false
+}
+
+// earliest is the journal's oldest checkpoint.
+func (v *vpgState) earliest(now time.Time) (Checkpoint, bool) {
+	if v.deep != nil {
+		if lo, hi := v.deep.span(time.Time{}, time.Time{}, now, v.deepRetention()); lo < hi {
+			return v.deep.at(lo), true
+		}
+	}
+	if len(v.checkpoints) > 0 {
+		return v.checkpoints[0], true
+	}
+	return Checkpoint{}, false
 }
 
 // backfill writes the history a VPG has when the server starts: checkpoints
 // at its cadence up to the first live tick, reaching back History, at least
 // 12 of them so a client can estimate the cadence even of a slow journal.
+// A History longer than the simulator stores is a deep history, computed
+// when asked for (see deepHistory).
 func (s *Server) backfill(v *vpgState, first time.Time) {
 	cadence := time.Duration(v.cfg.Cadence)
+	if n, deep := deepFor(v.cfg); deep {
+		v.deep = &deepHistory{first: first, cadence: cadence, n: n, base: s.nextCheckpoint + 1}
+		s.nextCheckpoint += n
+		return
+	}
 	n := int(time.Duration(v.cfg.History) / cadence)
 	n = max(n, 12)
 	n = min(n, maxCheckpoints, int(maxHistory/cadence))
@@ -177,7 +208,8 @@ func (s *Server) WriteCheckpoint(vpgName string) ([]Checkpoint, error) {
 	return s.tickLocked(v), nil
 }
 
-// Checkpoints returns a VPG's journal, oldest first.
+// Checkpoints returns a VPG's journal, oldest first, its deep history
+// (see Scenario's VPG.History) included.
 func (s *Server) Checkpoints(vpgName string) ([]Checkpoint, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -185,7 +217,14 @@ func (s *Server) Checkpoints(vpgName string) ([]Checkpoint, error) {
 	if v == nil {
 		return nil, errUnknownVPG(vpgName)
 	}
-	return slices.Clone(v.checkpoints), nil
+	var cps []Checkpoint
+	if v.deep != nil {
+		lo, hi := v.deep.span(time.Time{}, time.Time{}, s.now(), v.deepRetention())
+		for k := lo; k < hi; k++ {
+			cps = append(cps, v.deep.at(k))
+		}
+	}
+	return append(cps, v.checkpoints...), nil
 }
 
 // VPGIdentifier returns the identifier of the VPG named name, or "".

@@ -17,6 +17,8 @@ type route struct {
 	Query []string
 	// Auth requires a valid bearer token or session.
 	Auth bool
+	// Perm is what the token's role must allow beyond reading.
+	Perm permission
 	// NotInSpec marks the endpoints the 10.0 U6 document does not describe:
 	// Keycloak's token endpoint and the Windows ZVM session endpoint.
 	NotInSpec bool
@@ -34,21 +36,21 @@ var routes = []*route{
 		Query: []string{"vmName", "vpgName", "vmIdentifier", "status", "subStatus", "protectedSiteIdentifier", "recoverySiteIdentifier"}},
 	{Method: http.MethodGet, Path: "/v1/vms/{vmIdentifier}", Kind: "vm", Auth: true, handle: (*call).getVM,
 		Query: []string{"vpgIdentifier"}},
-	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/Restore", Kind: "restore", Auth: true, handle: (*call).restore},
-	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/RestoreCommit", Kind: "restoreCommit", Auth: true, handle: (*call).restoreCommit},
-	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/RestoreRollback", Kind: "restoreRollback", Auth: true, handle: (*call).restoreRollback},
+	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/Restore", Kind: "restore", Auth: true, Perm: permRestore, handle: (*call).restore},
+	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/RestoreCommit", Kind: "restoreCommit", Auth: true, Perm: permRestore, handle: (*call).restoreCommit},
+	{Method: http.MethodPost, Path: "/v1/vms/{vmIdentifier}/RestoreRollback", Kind: "restoreRollback", Auth: true, Perm: permRestore, handle: (*call).restoreRollback},
 	{Method: http.MethodGet, Path: "/v1/vpgs", Kind: "vpgs", Auth: true, handle: (*call).listVPGs,
 		Query: []string{"name", "status", "subStatus", "protectedSiteIdentifier", "recoverySiteIdentifier"}},
 	{Method: http.MethodGet, Path: "/v1/vpgs/{vpgIdentifier}", Kind: "vpg", Auth: true, handle: (*call).getVPG},
 	{Method: http.MethodGet, Path: "/v1/vpgs/{vpgIdentifier}/checkpoints", Kind: "checkpoints", Auth: true, handle: (*call).listCheckpoints,
 		Query: []string{"startDate", "endDate"}},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/checkpoints", Kind: "insert", Auth: true, handle: (*call).insertCheckpoint},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/checkpoints", Kind: "insert", Auth: true, Perm: permCheckpoint, handle: (*call).insertCheckpoint},
 	{Method: http.MethodGet, Path: "/v1/vpgs/{vpgIdentifier}/checkpoints/stats", Kind: "checkpointStats", Auth: true, handle: (*call).checkpointStats},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverTest", Kind: "failoverTest", Auth: true, handle: (*call).failoverTest},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverTestStop", Kind: "failoverTestStop", Auth: true, handle: (*call).failoverTestStop},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/Failover", Kind: "failover", Auth: true, handle: (*call).failover},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverCommit", Kind: "failoverCommit", Auth: true, handle: (*call).failoverCommit},
-	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverRollback", Kind: "failoverRollback", Auth: true, handle: (*call).failoverRollback},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverTest", Kind: "failoverTest", Auth: true, Perm: permTest, handle: (*call).failoverTest},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverTestStop", Kind: "failoverTestStop", Auth: true, Perm: permTest, handle: (*call).failoverTestStop},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/Failover", Kind: "failover", Auth: true, Perm: permFailover, handle: (*call).failover},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverCommit", Kind: "failoverCommit", Auth: true, Perm: permFailover, handle: (*call).failoverCommit},
+	{Method: http.MethodPost, Path: "/v1/vpgs/{vpgIdentifier}/FailoverRollback", Kind: "failoverRollback", Auth: true, Perm: permFailover, handle: (*call).failoverRollback},
 	{Method: http.MethodGet, Path: "/v1/tasks", Kind: "tasks", Auth: true, handle: (*call).listTasks,
 		Query: []string{"type", "status", "startedBeforeDate", "startedAfterDate", "completedBeforeDate", "completedAfterDate"}},
 	{Method: http.MethodGet, Path: "/v1/tasks/{taskIdentifier}", Kind: "task", Auth: true, handle: (*call).getTask},

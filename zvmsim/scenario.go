@@ -35,6 +35,11 @@ type Scenario struct {
 	Faults      Faults      `toml:"faults"`
 	// Strict switches on the unfriendly behaviours of real ZVMs.
 	Strict Strict `toml:"strict"`
+	// Flavor is the kind of ZVM: FlavorBoth (both logins, the default),
+	// FlavorAppliance or FlavorWindows.
+	Flavor string `toml:"flavor"`
+	// Proxy is a reverse proxy in front of the ZVM.
+	Proxy Proxy `toml:"proxy"`
 }
 
 // Site is a Zerto site: a vSphere, AWS, Azure or Hyper-V environment with its
@@ -63,7 +68,9 @@ type VPG struct {
 	// checkpoint; Cadence when zero. Earlier checkpoints are backfilled.
 	Phase Duration `toml:"phase"`
 	// History is how far back checkpoints are backfilled at start (1h when
-	// zero); at least 12 checkpoints are always backfilled.
+	// zero, a year at most); at least 12 checkpoints are always
+	// backfilled. A history past 24 hours or 2000 checkpoints (a month at
+	// 5 s is half a million) is computed when asked for, not stored.
 	History Duration `toml:"history"`
 	// RPO is the configured RPO (ConfiguredRpoSeconds); 300s when zero.
 	RPO Duration `toml:"rpo"`
@@ -78,6 +85,42 @@ type VPG struct {
 	// its task at the VPG's next journal tick with this CompleteReason,
 	// writing no checkpoint for it: the VRA found it could not write.
 	InsertTickFailure string `toml:"insert_tick_failure"`
+	// Copies, past 1, makes this many VPGs of this one, as a site with
+	// hundreds of VPGs has: NAME-001, NAME-002..., their VMs' names
+	// numbered alike (web-001...).
+	Copies int `toml:"copies"`
+}
+
+// maxCopies bounds Copies: a ZVM manages a few thousand VPGs at most.
+const maxCopies = 5000
+
+// expandCopies replaces each VPG with Copies past 1 by its copies.
+func (sc *Scenario) expandCopies() error {
+	var out []VPG
+	for _, v := range sc.VPGs {
+		switch {
+		case v.Copies <= 1:
+			v.Copies = 0
+			out = append(out, v)
+			continue
+		case v.Copies > maxCopies:
+			return fmt.Errorf("vpg %q: copies %d is more than %d", v.Name, v.Copies, maxCopies)
+		case v.ID != "":
+			return fmt.Errorf("vpg %q: copies cannot share its id", v.Name)
+		}
+		for i := 1; i <= v.Copies; i++ {
+			c := v
+			c.Copies = 0
+			c.Name = fmt.Sprintf("%s-%03d", v.Name, i)
+			c.VMs = make([]string, len(v.VMs))
+			for j, vm := range v.VMs {
+				c.VMs[j] = fmt.Sprintf("%s-%03d", vm, i)
+			}
+			out = append(out, c)
+		}
+	}
+	sc.VPGs = out
+	return nil
 }
 
 // Credentials are the identities the token and session endpoints accept.
@@ -90,14 +133,25 @@ type Credentials struct {
 type User struct {
 	Name     string `toml:"name"`
 	Password string `toml:"password"`
+	// Roles are the user's Zerto roles (RoleAdmin...); none given means
+	// every permission, as the friendly simulator's users have.
+	Roles []string `toml:"roles"`
+	// Method is who checks the user's password on a Windows ZVM
+	// (FlavorWindows): MethodVCenter (the default) or MethodWindows. A
+	// login must send the matching AuthenticationMethod.
+	Method string `toml:"method"`
 }
 
 // Client is a Keycloak client. A client without a secret is public (it may
 // only use the password and refresh_token grants, like zerto-client); one
-// with a secret is confidential and may also use client_credentials.
+// with a secret is confidential and may also use client_credentials, with
+// the roles of its service account.
 type Client struct {
 	ID     string `toml:"id"`
 	Secret string `toml:"secret"`
+	// Roles are the service account's Zerto roles; none given means every
+	// permission.
+	Roles []string `toml:"roles"`
 }
 
 // Duration is a time.Duration written as a Go duration string ("5s",
@@ -127,6 +181,13 @@ const (
 	DefaultPublicClient = "zerto-client"
 	DefaultClientID     = "rewind"
 	DefaultClientSecret = "rewind-secret"
+	// The least-privilege pair of docs/zvm-setup.md: a hook client that
+	// may tag checkpoints and read (Zerto's builder role) and nothing
+	// else, and an operator who may also test, fail over and restore.
+	DefaultHookClient       = "rewind-hook"
+	DefaultHookClientSecret = "rewind-hook-secret"
+	DefaultOperator         = "operator"
+	DefaultOperatorPassword = "operator-pass"
 )
 
 // DefaultScenario returns the built-in lab: a vSphere-protected VPG with a 5 s
@@ -167,8 +228,15 @@ func DefaultScenario() *Scenario {
 			},
 		},
 		Credentials: Credentials{
-			Users:   []User{{Name: DefaultUser, Password: DefaultPassword}},
-			Clients: []Client{{ID: DefaultPublicClient}, {ID: DefaultClientID, Secret: DefaultClientSecret}},
+			Users: []User{
+				{Name: DefaultUser, Password: DefaultPassword},
+				{Name: DefaultOperator, Password: DefaultOperatorPassword, Roles: []string{RoleAdmin}},
+			},
+			Clients: []Client{
+				{ID: DefaultPublicClient},
+				{ID: DefaultClientID, Secret: DefaultClientSecret},
+				{ID: DefaultHookClient, Secret: DefaultHookClientSecret, Roles: []string{RoleBuilder}},
+			},
 		},
 	}
 	if err := sc.normalize(); err != nil {
@@ -273,6 +341,9 @@ func (sc *Scenario) normalize() error {
 	if sc.RefreshTTL == 0 {
 		sc.RefreshTTL = Duration(30 * time.Minute)
 	}
+	if err := sc.expandCopies(); err != nil {
+		return err
+	}
 	vpgs := map[string]bool{}
 	// vms maps a VM name on a protected site to the VPGs that list it: a
 	// VM may be in several VPGs (one VM, one identifier), but only once
@@ -319,6 +390,9 @@ func (sc *Scenario) normalize() error {
 		if v.History == 0 {
 			v.History = Duration(time.Hour)
 		}
+		if time.Duration(v.History) > maxDeepHistory {
+			return fmt.Errorf("vpg %q: history %s is more than a year", v.Name, time.Duration(v.History))
+		}
 		if v.RPO == 0 {
 			v.RPO = Duration(5 * time.Minute)
 		}
@@ -336,15 +410,37 @@ func (sc *Scenario) normalize() error {
 			vms[key] = v.Name
 		}
 	}
-	for _, u := range sc.Credentials.Users {
+	for i := range sc.Credentials.Users {
+		u := &sc.Credentials.Users[i]
 		if u.Name == "" || u.Password == "" {
 			return errors.New("a credentials user needs a name and a password")
+		}
+		if err := validRoles("user "+u.Name, u.Roles); err != nil {
+			return err
+		}
+		switch u.Method {
+		case "":
+			u.Method = MethodVCenter
+		case MethodVCenter, MethodWindows:
+		default:
+			return fmt.Errorf("user %s: method %q (want %s or %s)", u.Name, u.Method, MethodVCenter, MethodWindows)
 		}
 	}
 	for _, c := range sc.Credentials.Clients {
 		if c.ID == "" {
 			return errors.New("a credentials client needs an id")
 		}
+		if err := validRoles("client "+c.ID, c.Roles); err != nil {
+			return err
+		}
+	}
+	switch sc.Flavor {
+	case FlavorBoth, FlavorAppliance, FlavorWindows:
+	default:
+		return fmt.Errorf("flavor %q (want %q or %q, or none for both logins)", sc.Flavor, FlavorAppliance, FlavorWindows)
+	}
+	if err := sc.Proxy.validate(); err != nil {
+		return err
 	}
 	if err := sc.Strict.validate(); err != nil {
 		return err

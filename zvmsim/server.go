@@ -247,9 +247,22 @@ func (s *Server) zvmTime(t time.Time) time.Time {
 // ServeHTTP answers one API request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec := &statusRecorder{ResponseWriter: w}
-	// The Date header is the ZVM's clock too, which clients may read.
-	w.Header().Set("Date", s.now().Format(http.TimeFormat))
-	rt, params, allowed := match(r.Method, r.URL.Path)
+	// The Date header is the web server's clock: the ZVM's, unless a proxy
+	// in front of it keeps one of its own.
+	w.Header().Set("Date", s.now().Add(time.Duration(s.sc.Proxy.DateOffset)).Format(http.TimeFormat))
+	path, underBase := strings.CutPrefix(r.URL.Path, s.sc.Proxy.BasePath)
+	if !underBase || (path != "" && path[0] != '/') {
+		// The proxy's own page, as nginx answers a path it serves nothing at.
+		s.record(Request{Time: time.Now().UTC(), Method: r.Method, Path: r.URL.Path, Query: r.URL.RawQuery, Status: http.StatusNotFound})
+		w.Header().Set("Content-Type", "text/html")
+		w.WriteHeader(http.StatusNotFound)
+		io.WriteString(w, "<html>\r\n<head><title>404 Not Found</title></head>\r\n<body>\r\n<center><h1>404 Not Found</h1></center>\r\n<hr><center>nginx</center>\r\n</body>\r\n</html>\r\n")
+		return
+	}
+	rt, params, allowed := match(r.Method, path)
+	if rt != nil && !s.flavorServes(rt) {
+		rt, allowed = nil, nil
+	}
 	kind := ""
 	if rt != nil {
 		kind = rt.Kind
@@ -295,14 +308,32 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if rt.Auth {
-		user, ok := s.authorize(r)
+		t, ok := s.authorize(r)
 		if !ok {
 			c.message(http.StatusUnauthorized, "Authorization has been denied for this request.")
 			return
 		}
-		c.user = user
+		// The role is checked before anything of the request is: a token
+		// without the permission changes nothing, whatever it names.
+		if !allows(t.roles, rt.Perm) {
+			c.message(http.StatusForbidden, forbidden(rt.Perm, t.subject))
+			return
+		}
+		c.user = t.subject
 	}
 	rt.handle(c)
+}
+
+// flavorServes reports whether the scenario's kind of ZVM has the route:
+// an appliance has no Windows login, a Windows ZVM no Keycloak.
+func (s *Server) flavorServes(rt *route) bool {
+	switch s.sc.Flavor {
+	case FlavorAppliance:
+		return rt.Kind != "session"
+	case FlavorWindows:
+		return rt.Kind != "token"
+	}
+	return true
 }
 
 // injectedFaults returns the faults in force and whether this request is one

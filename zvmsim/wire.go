@@ -156,11 +156,12 @@ func (s *Server) vpgWireLocked(r *http.Request, v *vpgState) vpgJSON {
 			j.VmsCount++
 		}
 	}
-	if cp, ok := v.latest(); ok {
+	if cp, ok := v.latest(now); ok {
 		j.ActualRPO = int(now.Sub(cp.Time) / time.Second)
-		first := checkpointWire(v.checkpoints[0])
+		earliest, _ := v.earliest(now)
+		first := checkpointWire(earliest)
 		j.HistoryStatusApi.EarliestCheckpoint = &first
-		j.HistoryStatusApi.ActualHistoryInMinutes = int(now.Sub(v.checkpoints[0].Time) / time.Minute)
+		j.HistoryStatusApi.ActualHistoryInMinutes = int(now.Sub(earliest.Time) / time.Minute)
 	}
 	if v.test != nil {
 		j.ActiveProcessesApi.RunningFailOverTestApi = &struct{ Stage string }{"Running"}

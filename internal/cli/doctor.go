@@ -192,31 +192,26 @@ func (d *doctor) config(configPath, cwd string) *policy.Config {
 }
 
 // zerto checks the ZVM: reachable, TLS trusted, credentials accepted. One
-// authenticated request answers all three.
+// authenticated request answers all three. Then what the hook's
+// credentials may do (least privilege), the ZVM's clock, and where its
+// secrets come from.
 func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
-	zo, err := zvm.ConfigOptions(cfg.Zerto, os.Getenv)
-	if err != nil {
-		d.line(checkFail, "zvm", err.Error(), "correct the variable")
-		return
-	}
-	zo.Warnf = func(string, ...any) {}
+	d.secretsInEnv(os.Getenv)
 	// A fresh login, not a cached token, is what proves the credentials.
-	zo.CacheDir = "-"
-	if zo.URL == "" {
-		d.line(checkFail, "zvm", "no ZVM configured, so every change to a VM is put to you instead of protected",
-			"set url in the config's [zerto] table, or REWIND_ZVM_URL")
+	c, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: os.Getenv, CacheDir: "-", Warnf: func(string, ...any) {}})
+	switch {
+	case errors.Is(err, zvm.ErrNotConfigured):
+		d.line(checkFail, "zvm", "no ZVM configured, so every change to a VM is put to you instead of protected", zvm.Hint(err))
 		return
-	}
-	c, err := zvm.New(zo)
-	if err != nil {
-		d.line(checkFail, "zvm", err.Error(), zvmSettingsHint(zo))
+	case err != nil:
+		d.line(checkFail, "zvm", err.Error(), zvm.Hint(err))
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, doctorTimeout)
 	defer cancel()
 	site, err := c.LocalSite(ctx)
-	host := redactedHost(zo.URL)
-	https := strings.HasPrefix(strings.ToLower(zo.URL), "https://")
+	host := redactedHost(c.URL())
+	https := strings.HasPrefix(strings.ToLower(c.URL()), "https://")
 	switch zvm.KindOf(err) {
 	case 0:
 		if err != nil {
@@ -224,25 +219,128 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 			return
 		}
 		d.line(checkOK, "zvm reachable", fmt.Sprintf("%s answers (site %q, version %s)", host, site.Name, site.Version), "")
-	case zvm.KindTransport, zvm.KindTimeout:
-		d.line(checkFail, "zvm reachable", err.Error(), "check the URL, DNS and the firewall between this host and the ZVM")
+	case zvm.KindTransport, zvm.KindTimeout, zvm.KindNotZerto:
+		d.line(checkFail, "zvm reachable", err.Error(), zvm.Hint(err))
 		return
 	case zvm.KindTLS:
 		d.line(checkOK, "zvm reachable", host+" answers", "")
-		d.line(checkFail, "tls trusted", err.Error(), "set ca_file in [zerto] (or REWIND_ZVM_CA_FILE) to the PEM of the CA that signed the ZVM's certificate")
+		d.line(checkFail, "tls trusted", err.Error(), zvm.Hint(err))
 		return
 	case zvm.KindUnauthorized:
 		d.line(checkOK, "zvm reachable", host+" answers", "")
-		d.tls(https, zo)
-		d.line(checkFail, "credentials accepted", err.Error(), "check REWIND_ZVM_CLIENT_ID/REWIND_ZVM_CLIENT_SECRET (or USERNAME/PASSWORD) and the client's roles in Zerto's Keycloak")
+		d.tls(https, c)
+		d.line(checkFail, "credentials accepted", err.Error(), zvm.Hint(err)+", and the client's roles in Zerto's Keycloak")
 		return
 	default:
 		d.line(checkWarn, "zvm reachable", err.Error(), "see Zerto's message")
 	}
-	d.tls(https, zo)
-	d.line(checkOK, "credentials accepted", "logged in as "+identity(zo), "")
+	d.tls(https, c)
+	d.line(checkOK, "credentials accepted", "logged in as "+c.Identity(), "")
+	d.privileges(ctx, c)
 	d.clock(ctx, c)
 	d.restoreEndpoints(ctx, c)
+}
+
+// privileges checks that the hook's credentials can tag checkpoints and
+// can neither test, fail over nor restore: the agent runs with them, and
+// a restore is a person's, with the person's own credentials. Each
+// operation is sent for a VPG or VM that does not exist, which the ZVM
+// refuses with 403 before looking when the role lacks it, and otherwise
+// answers "not found": nothing is done either way (see zvm.Privileges).
+func (d *doctor) privileges(ctx context.Context, c *zvm.Client) {
+	if roles, ok, err := c.TokenRoles(ctx); err == nil && ok {
+		shown := "none"
+		if len(roles) > 0 {
+			shown = strings.Join(roles, ", ")
+		}
+		d.line(checkOK, "zvm roles", "the token of "+c.Identity()+" carries the roles: "+shown, "")
+	}
+	var can, unknown []string
+	for _, p := range c.Privileges(ctx) {
+		switch {
+		case p.Op == zvm.OpCheckpoint && p.Allowed == zvm.AllowedNo:
+			d.line(checkFail, "zvm privileges", c.Identity()+" may not tag a checkpoint (Zerto answered 403), so no call can be protected", "give it Zerto's builder role, as docs/zvm-setup.md shows")
+		case p.Op == zvm.OpCheckpoint:
+		case p.Allowed == zvm.AllowedYes:
+			can = append(can, string(p.Op))
+		case p.Allowed == zvm.AllowedUnknown:
+			unknown = append(unknown, fmt.Sprintf("%s (%v)", p.Op, p.Err))
+		}
+	}
+	switch {
+	case len(can) > 0:
+		d.line(checkWarn, "zvm privileges", c.Identity()+" may also "+strings.Join(can, ", ")+": the agent's commands run with these credentials, and with them could go back without a person",
+			"give the hook a Keycloak client with the builder role only, and keep an operator's login for restores (docs/zvm-setup.md)")
+	case len(unknown) > 0:
+		d.line(checkWarn, "zvm privileges", "the ZVM's answers do not say whether "+c.Identity()+" may "+strings.Join(unknown, "; "), "see docs/zvm-setup.md")
+	default:
+		d.line(checkOK, "zvm privileges", c.Identity()+" may tag checkpoints and read, and may not test, fail over or restore", "")
+	}
+}
+
+// secretsInEnv warns of a ZVM secret exported into the environment: every
+// command the agent runs inherits it, and with it could call the ZVM
+// itself. doctor sees its own environment, which is the one a host started
+// from the same shell passes on, and the places a user exports variables
+// from: shell start-up files and Claude Code's settings (its "env").
+func (d *doctor) secretsInEnv(getenv func(string) string) {
+	vars := []string{"REWIND_ZVM_CLIENT_SECRET", "REWIND_ZVM_PASSWORD"}
+	var found []string
+	for _, v := range vars {
+		if getenv(v) != "" {
+			found = append(found, v+" is set in this environment")
+		}
+	}
+	home, _ := os.UserHomeDir()
+	for _, f := range secretExportFiles(home, d.cwd) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, v := range vars {
+			if exportsVar(string(b), v) {
+				found = append(found, f+" sets "+v)
+			}
+		}
+	}
+	if len(found) == 0 {
+		d.line(checkOK, "zvm secrets", "no ZVM secret is exported to the agent's environment", "")
+		return
+	}
+	d.line(checkWarn, "zvm secrets", strings.Join(found, "; ")+": every command the agent runs inherits it",
+		"put the secret in a file of mode 0600 and name it in client_secret_file (or REWIND_ZVM_CLIENT_SECRET_FILE), then unset the variable")
+}
+
+// secretExportFiles are the files a user sets environment variables in
+// that an agent host's commands inherit.
+func secretExportFiles(home, cwd string) []string {
+	var files []string
+	if home != "" {
+		for _, f := range []string{".profile", ".bashrc", ".bash_profile", ".zshrc", ".zshenv", ".zprofile", ".config/fish/config.fish", ".claude/settings.json"} {
+			files = append(files, filepath.Join(home, f))
+		}
+	}
+	if cwd != "" {
+		files = append(files, filepath.Join(cwd, ".claude", "settings.json"), filepath.Join(cwd, ".claude", "settings.local.json"), filepath.Join(cwd, ".envrc"))
+	}
+	return files
+}
+
+// exportsVar reports whether a shell file or settings file gives name a
+// value: NAME=, export NAME=, set -x NAME (fish), or "NAME": in JSON.
+func exportsVar(text, name string) bool {
+	for line := range strings.Lines(text) {
+		l := strings.TrimSpace(line)
+		if strings.HasPrefix(l, "#") {
+			continue
+		}
+		l = strings.TrimPrefix(l, "export ")
+		if strings.HasPrefix(l, name+"=") || strings.HasPrefix(l, "set -gx "+name+" ") || strings.HasPrefix(l, "set -x "+name+" ") ||
+			strings.Contains(l, `"`+name+`":`) || strings.Contains(l, `"`+name+`" :`) {
+			return true
+		}
+	}
+	return false
 }
 
 // clockSkewWarn is the offset past which doctor warns: rewind works in
@@ -250,8 +348,14 @@ func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 // makes Zerto's console and rewind's log hard to read side by side.
 const clockSkewWarn = 5 * time.Minute
 
+// dateDisagrees is how far the Date header may be from the ZVM's clock
+// before doctor says so: the header has whole seconds.
+const dateDisagrees = 2 * time.Second
+
 // clock reports how far the ZVM's clock is from this machine's. rewind
 // compares Zerto's timestamps in ZVM time, so an offset is not an error.
+// It says too when the HTTP Date header disagrees with the ZVM's clock (a
+// reverse proxy with a clock of its own): rewind goes by the ZVM's.
 func (d *doctor) clock(ctx context.Context, c *zvm.Client) {
 	zt, err := c.ServerTime(ctx)
 	if err != nil {
@@ -263,9 +367,13 @@ func (d *doctor) clock(ctx context.Context, c *zvm.Client) {
 		zt.UTC().Format(time.RFC3339), describeOffset(off))
 	if off.Abs() > clockSkewWarn {
 		d.line(checkWarn, "zvm clock", msg, "keep the ZVM and this machine on NTP so that times in rewind log and Zerto's console agree")
-		return
+	} else {
+		d.line(checkOK, "zvm clock", msg, "")
 	}
-	d.line(checkOK, "zvm clock", msg, "")
+	if date, ok := c.DateOffset(); ok && (date-off).Abs() > dateDisagrees {
+		d.line(checkWarn, "zvm clock", fmt.Sprintf("the HTTP Date header is %s the ZVM's clock (%s this machine's): a proxy in front of the ZVM keeps a clock of its own; rewind goes by the ZVM's serverDateTimeUtc",
+			describeOffset(date-off), describeOffset(date)), "keep the proxy on NTP too")
+	}
 }
 
 // describeOffset says an offset in words: "2m0s ahead of", "in step with".
@@ -280,27 +388,15 @@ func describeOffset(off time.Duration) string {
 	return "in step with"
 }
 
-func (d *doctor) tls(https bool, zo zvm.Options) {
+func (d *doctor) tls(https bool, c *zvm.Client) {
 	switch {
 	case !https:
 		d.line(checkWarn, "tls trusted", "the ZVM URL is http://: credentials and tokens cross the network unencrypted", "use the ZVM's https:// URL")
-	case zo.InsecureSkipVerify:
+	case c.Insecure():
 		d.line(checkWarn, "tls trusted", "certificate checks are off (insecure_skip_verify)", "set ca_file to the ZVM's CA and turn insecure_skip_verify off")
 	default:
 		d.line(checkOK, "tls trusted", "the ZVM's certificate is trusted", "")
 	}
-}
-
-// identity names who logs in, never a secret.
-func identity(zo zvm.Options) string {
-	if zo.Username != "" {
-		return "user " + zo.Username
-	}
-	id := zo.ClientID
-	if id == "" {
-		id = zvm.DefaultClientID
-	}
-	return "client " + id
 }
 
 // redactedHost is the URL's host, for a line that may be shared.
@@ -312,14 +408,14 @@ func redactedHost(s string) string {
 }
 
 // tokenCache checks that the token cache folder is writable and its files
-// private: tokens there log in to Zerto.
+// private: tokens there log in to Zerto. A cached token is the hook's
+// (tag-and-read with least privilege); a person's login never is cached.
 func (d *doctor) tokenCache() {
-	base, err := os.UserCacheDir()
+	dir, err := zvm.TokenCacheDir("")
 	if err != nil {
 		d.line(checkWarn, "token cache", "no cache folder, so every hook run logs in anew", "set HOME or XDG_CACHE_HOME")
 		return
 	}
-	dir := filepath.Join(base, "rewind", "zvm-tokens")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		d.line(checkFail, "token cache", err.Error(), "make "+filepath.Dir(dir)+" writable")
 		return

@@ -42,7 +42,7 @@ func TestDoctorZerto(t *testing.T) {
 	}{
 		{"Untrusted", "", secret, []string{
 			`^ok    zvm reachable: 127\.0\.0\.1:\d+ answers$`,
-			`^FAIL  tls trusted: .*; fix: set ca_file in \[zerto\] \(or REWIND_ZVM_CA_FILE\) to the PEM of the CA`,
+			`^FAIL  tls trusted: .*; fix: trust the ZVM's certificate with ca_file in \[zerto\] \(or REWIND_ZVM_CA_FILE\), a PEM file of the CA`,
 		}, 1},
 		{"Trusted", ca, secret, []string{
 			`^ok    zvm reachable: 127\.0\.0\.1:\d+ answers \(site ".+", version .+\)$`,
@@ -51,7 +51,7 @@ func TestDoctorZerto(t *testing.T) {
 		}, 0},
 		{"WrongSecret", ca, "not-the-secret", []string{
 			`^ok    tls trusted`,
-			`^FAIL  credentials accepted: .*; fix: check REWIND_ZVM_CLIENT_ID`,
+			`^FAIL  credentials accepted: .*; fix: check the ZVM credentials: REWIND_ZVM_CLIENT_ID`,
 		}, 1},
 	}
 	for _, tt := range tests {

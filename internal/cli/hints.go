@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io/fs"
 	"net"
-	"net/url"
 	"strings"
 	"syscall"
 
 	"github.com/rewind-dev/rewind/policy"
-	"github.com/rewind-dev/rewind/zvm"
 )
 
 // configError gives a config that cannot be used the fix that matches
@@ -30,28 +28,6 @@ func configError(configPath string, err error) error {
 		return &hintError{err: err, hint: "correct the file at the line named; rewind doctor checks every config in force"}
 	}
 	return err
-}
-
-// zvmSettingsHint is the fix for settings zvm.New refused, by the first
-// thing it checks that zo gets wrong: the URL, the auth scheme, the
-// credentials, the CA file.
-func zvmSettingsHint(zo zvm.Options) string {
-	u, err := url.Parse(zo.URL)
-	switch {
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
-		return "set REWIND_ZVM_URL (or url in [zerto]) to the ZVM's address with its scheme, such as https://zvm.lab.local"
-	case u.User != nil:
-		return "take the user name and password out of the URL: set REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD"
-	case zo.Auth != "" && zo.Auth != zvm.AuthKeycloak && zo.Auth != zvm.AuthSession:
-		return "set auth in [zerto] (or REWIND_ZVM_AUTH) to keycloak for a ZVM appliance or session for a Windows ZVM"
-	case zo.Auth == zvm.AuthSession && (zo.Username == "" || zo.Password == ""):
-		return "set REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD: a Windows ZVM logs in with a user"
-	case (zo.Username == "" || zo.Password == "") && zo.ClientSecret == "":
-		return "set REWIND_ZVM_CLIENT_ID and REWIND_ZVM_CLIENT_SECRET, or REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD (see docs/install.md)"
-	case zo.CAFile != "":
-		return "set ca_file in [zerto] (or REWIND_ZVM_CA_FILE) to a readable PEM file of the CA that signed the ZVM's certificate"
-	}
-	return "check the [zerto] table and the REWIND_ZVM_* variables (see docs/install.md)"
 }
 
 // listenError says why a server cannot listen on addr, given with flag,

@@ -40,7 +40,10 @@ to stderr. It runs until interrupted.
 The built-in scenario (without --scenario) accepts:
   user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `, through client ` + zvmsim.DefaultPublicClient + ` (password grant)
   client ` + zvmsim.DefaultClientID + `, secret ` + zvmsim.DefaultClientSecret + ` (client_credentials grant)
-and the same user with Basic auth on POST /v1/session/add (Windows ZVM).`,
+and the same user with Basic auth on POST /v1/session/add (Windows ZVM), all
+allowed everything; and the least-privilege pair of docs/zvm-setup.md:
+  client ` + zvmsim.DefaultHookClient + `, secret ` + zvmsim.DefaultHookClientSecret + ` (Zerto's builder role: tags checkpoints and reads)
+  user ` + zvmsim.DefaultOperator + `, password ` + zvmsim.DefaultOperatorPassword + ` (admin: may also test, fail over and restore)`,
 		Example: `  rewind sim
   rewind sim --addr 127.0.0.1:0 --tls --ca-out zvmsim-ca.pem
   rewind sim --scenario lab.toml`,

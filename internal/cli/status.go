@@ -17,7 +17,6 @@ import (
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/install"
-	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
 )
@@ -243,20 +242,19 @@ func hookProblem(bin string, err error) string {
 // clock offset comes with the token.
 func zvmState(ctx context.Context, cfg *policy.Config, getenv func(string) string) zvmStatus {
 	var zs zvmStatus
-	zo, err := zvm.ConfigOptions(cfg.Zerto, getenv)
-	if err != nil {
-		zs.Error, zs.Fix = err.Error(), "correct the variable"
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: getenv, Warnf: func(string, ...any) {}})
+	switch {
+	case errors.Is(err, zvm.ErrNotConfigured):
+		zs.Fix = zvm.Hint(err) + "; meanwhile a change to a VM is asked"
 		return zs
-	}
-	if zo.URL == "" {
-		zs.Fix = "set url in the config's [zerto] table, or REWIND_ZVM_URL, to have checkpoints taken; meanwhile a change to a VM is asked"
+	case err != nil:
+		zs.Error, zs.Fix = err.Error(), zvm.Hint(err)
 		return zs
 	}
 	zs.Configured, zs.URL = true, redactedHost(zo.URL)
-	zo.Warnf = func(string, ...any) {}
 	c, err := zvm.New(zo)
 	if err != nil {
-		zs.Error, zs.Fix = err.Error(), zvmSettingsHint(zo)
+		zs.Error, zs.Fix = err.Error(), zvm.Hint(err)
 		return zs
 	}
 	zs.URL = c.URL()
@@ -268,7 +266,7 @@ func zvmState(ctx context.Context, cfg *policy.Config, getenv func(string) strin
 		zs.OffsetMS = &ms
 	}
 	if err != nil {
-		zs.Error, zs.Fix = err.Error(), hook.ZertoHint(err)
+		zs.Error, zs.Fix = err.Error(), zvm.Hint(err)
 		// Zerto answered, if only to refuse: it is there.
 		zs.Reachable = zvm.KindOf(err) != zvm.KindTransport && zvm.KindOf(err) != zvm.KindTimeout && zvm.KindOf(err) != 0
 		return zs

@@ -272,18 +272,16 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, u.getenv)
-	if err != nil {
-		return nil, err
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: u.getenv, Warnf: u.warnf})
+	var z *zvm.Client
+	if err == nil {
+		z, err = zvm.New(zo)
 	}
-	if zo.URL == "" {
-		return nil, &hintError{err: errors.New("no Zerto configured: nothing to go back with"),
-			hint: "set url in the config's [zerto] table or REWIND_ZVM_URL, with credentials in REWIND_ZVM_*"}
-	}
-	zo.Warnf = u.warnf
-	z, err := zvm.New(zo)
-	if err != nil {
-		return nil, err
+	switch {
+	case errors.Is(err, zvm.ErrNotConfigured):
+		return nil, &hintError{err: errors.New("no Zerto configured: nothing to go back with"), hint: zvm.Hint(err)}
+	case err != nil:
+		return nil, u.hint(err)
 	}
 	dir, err := audit.StateDir(u.getenv)
 	if err != nil {
@@ -441,8 +439,8 @@ func (u *undo) hint(err error) error {
 		h = "check your Zerto user name and password, and run the command again"
 	case errors.Is(err, context.Canceled):
 		h = "a Zerto task already started goes on without rewind: follow it in Zerto's console"
-	case zvm.IsUnauthorized(err):
-		h = "check the Zerto credentials: REWIND_ZVM_CLIENT_ID and REWIND_ZVM_CLIENT_SECRET, or REWIND_ZVM_USERNAME and REWIND_ZVM_PASSWORD"
+	default:
+		h = zvm.Hint(err)
 	}
 	if h == "" {
 		return err

@@ -101,11 +101,10 @@ func (l *lab) recoveryService() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, l.getenv)
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: l.getenv, CacheDir: l.cacheDir})
 	if err != nil {
 		return nil, err
 	}
-	zo.CacheDir = l.cacheDir
 	z, err := zvm.New(zo)
 	if err != nil {
 		return nil, err

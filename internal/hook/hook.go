@@ -55,22 +55,17 @@ type zertoStep struct{}
 
 func (zertoStep) Protect(ctx context.Context, call *judge.ProtectCall) judge.Protection {
 	v, cfg := call.Verdict, call.Config
-	zo, err := zvm.ConfigOptions(cfg.Zerto, call.Getenv)
-	if err != nil {
-		return noCheckpoint(v, err)
-	}
-	zo.Warnf, zo.CacheDir = call.Warnf, call.Options.CacheDir
-	if zo.URL == "" {
+	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: call.Getenv, Warnf: call.Warnf, CacheDir: call.Options.CacheDir})
+	if errors.Is(err, zvm.ErrNotConfigured) {
 		return judge.Protection{
 			Decision: hostio.Decision{
 				Permission: hostio.Ask,
 				Reason: withHint(fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)",
-					judge.RuleName(v), strings.Join(v.Targets, ", ")), noZertoHint),
+					judge.RuleName(v), strings.Join(v.Targets, ", ")), zvm.Hint(err)),
 			},
 			Audit: audit.DecisionAsk,
 		}
 	}
-	z, err := zvm.New(zo)
 	if err != nil {
 		return noCheckpoint(v, err)
 	}
@@ -127,7 +122,7 @@ func noCheckpoint(v policy.Verdict, err error) judge.Protection {
 	return judge.Protection{
 		Decision: hostio.Decision{
 			Permission: hostio.Deny,
-			Reason:     fmt.Sprintf("rewind: no checkpoint for %s: %v", strings.Join(v.Targets, ", "), err),
+			Reason:     withHint(fmt.Sprintf("rewind: no checkpoint for %s: %v", strings.Join(v.Targets, ", "), err), zvm.Hint(err)),
 		},
 		Audit: audit.DecisionDeny,
 		Error: err.Error(),
