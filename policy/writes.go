@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -407,13 +408,30 @@ func optionValues(opts ...string) func(s *subject) []string {
 	}
 }
 
-// toolWrites returns the files a tool call writes: its file path, and the
-// files an apply_patch style patch adds, updates, deletes or moves to.
-func toolWrites(in *toolInput) []string {
+// toolWrites returns the files a tool call writes: its file path, every
+// other key that names a file it writes, moves or removes (a move's
+// source too: moving .rewind.toml away removes it), and the files an
+// apply_patch style patch adds, updates, deletes or moves to. A copy's
+// source is read, not written.
+func toolWrites(tool string, in *toolInput) []string {
 	files := append([]string(nil), in.paths...)
-	for _, k := range []string{"destination", "new_path", "target"} {
-		if p, ok := in.obj[k].(string); ok && p != "" {
-			files = append(files, p)
+	copies := slices.ContainsFunc(toolWords(tool), func(w string) bool { return w == "copy" || w == "cp" || w == "duplicate" })
+	for _, k := range slices.Sorted(mapKeys(in.obj)) {
+		role, ok := fileKeys[foldMCPKey(k)]
+		if !ok || role == fileSource && copies {
+			continue
+		}
+		switch v := in.obj[k].(type) {
+		case string:
+			if v != "" && !slices.Contains(files, v) {
+				files = append(files, v)
+			}
+		case []any:
+			for _, e := range v {
+				if p, ok := fileOf(e); ok && !slices.Contains(files, p) {
+					files = append(files, p)
+				}
+			}
 		}
 	}
 	for _, k := range []string{"input", "patch"} {
@@ -440,6 +458,42 @@ func toolWrites(in *toolInput) []string {
 		}
 	}
 	return files
+}
+
+// fileSource and fileTarget are the roles of a file tool's keys.
+const (
+	fileSource = iota
+	fileTarget
+)
+
+// fileKeys are the keys of file tools that name a file the call writes,
+// moves or removes, folded as MCP keys are (see foldMCPKey): the
+// filesystem servers' source and destination, from and to, old and new
+// paths, and lists of paths.
+var fileKeys = map[string]int{
+	"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
+	"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
+	"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
+	"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
+	"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
+	"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
+	"notebookpath": fileTarget,
+}
+
+// fileOf reads a file name from a list element: a string, or an object's
+// path (edit lists such as [{"path": ...}]).
+func fileOf(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, v != ""
+	case map[string]any:
+		for _, k := range []string{"path", "file_path", "filePath", "file"} {
+			if s, ok := v[k].(string); ok && s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ownFileGlobs makes globs of rewind's own files and folders: each path

@@ -1,0 +1,574 @@
+package policy
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// A tool of an MCP server that no rule lists is judged by the words of its
+// name and the keys of its input, which the [mcp] table of the catalog's
+// mcp family (and of any config) names, so that a server rewind has never
+// heard of is guarded without a policy entry of its own:
+//
+//   - A tool that runs a command (its name says exec, run or command, or
+//     names a program such as gcloud) has that command judged as a shell
+//     command, on the host its input names, by the same analysis and
+//     families as a command of the shell tool.
+//   - Otherwise its verb (its first word when that is a verb, else its
+//     last verb) says what it does, and its nouns, or the kind of resource
+//     its input names, what it does it to: a read passes; a delete of a
+//     VM, disk or snapshot is denied; a change of a VM protects the VMs
+//     its input names, and is asked when it names none; creating a VM
+//     passes. A tool whose words say nothing about VMs passes, as before.
+
+// mcpFamily is the catalog family whose [mcp] table the catalog's words
+// come from.
+const mcpFamily = "mcp"
+
+// maxMCPDepth bounds how deep into the input judgeMCP looks for keys.
+const maxMCPDepth = 4
+
+// maxMCPWords bounds the words of a tool name that are read: real names
+// have a handful.
+const maxMCPWords = 32
+
+// mcpRule labels the verdicts of the words.
+const mcpRule = catalogOrigin + ":mcp"
+
+// toolWords splits a tool name into lower-case words: snake_case,
+// camelCase, kebab-case and dotted names alike ("powerOffVM" and
+// "power-off.vm" are power off vm).
+func toolWords(name string) []string {
+	words := strings.FieldsFunc(snakeCase(name), func(r rune) bool {
+		return !('a' <= r && r <= 'z' || '0' <= r && r <= '9' || r >= 0x80)
+	})
+	if len(words) > maxMCPWords {
+		words = words[:maxMCPWords]
+	}
+	return words
+}
+
+// mcpName is an MCP tool's name read for its words.
+type mcpName struct {
+	tool, server string
+	words        []string // the tool's, without the server's name
+	serverWords  []string
+}
+
+func readMCPName(tool string) (mcpName, bool) {
+	server, ok := mcpServer(tool)
+	if !ok {
+		return mcpName{}, false
+	}
+	name := strings.TrimPrefix(tool, "mcp__"+server+"__")
+	return mcpName{tool: tool, server: server, words: toolWords(name), serverWords: toolWords(server)}, true
+}
+
+// verb is the verb of a tool's name and the words that say it.
+type verb struct {
+	class string // a verb class, "" for none
+	words []string
+	// other is a destroy verb the name holds besides the one that
+	// decides, which makes a read or create name ambiguous.
+	other string
+}
+
+// verbOf finds the verb of words: the first word when it is a verb, else
+// the last word that is one; two words a phrase names count as one.
+func (w *mcpWords) verbOf(words []string) verb {
+	type found struct {
+		class string
+		words []string
+		at    int
+	}
+	var verbs []found
+	for i := 0; i < len(words); i++ {
+		if i+1 < len(words) {
+			if c, ok := w.phrase[[2]string{words[i], words[i+1]}]; ok {
+				verbs = append(verbs, found{c, words[i : i+2], i})
+				i++
+				continue
+			}
+		}
+		if c, ok := w.verb[words[i]]; ok {
+			verbs = append(verbs, found{c, words[i : i+1], i})
+		}
+	}
+	if len(verbs) == 0 {
+		return verb{}
+	}
+	pick := verbs[len(verbs)-1]
+	if verbs[0].at == 0 {
+		pick = verbs[0]
+	}
+	v := verb{class: pick.class, words: pick.words}
+	for _, f := range verbs {
+		if f.class == "destroy" && pick.class != "destroy" {
+			v.other = f.words[0]
+		}
+	}
+	return v
+}
+
+// verbRank orders verb classes by what they can do.
+var verbRank = map[string]int{"": 0, "read": 1, "create": 2, "exec": 3, "change": 3, "machine": 3, "destroy": 4}
+
+// keyed is a value of the input under a key of some class.
+type keyed struct {
+	key   string
+	value any
+	top   bool // at the input's top, or right under a vm key or the input's only key
+}
+
+// mcpInput is the values of the input's keys the [mcp] table names, by
+// class.
+type mcpInput map[string][]keyed
+
+// readMCPInput collects the values of the keys of obj that w names, to a
+// depth of maxMCPDepth. The values of command, args and flags keys are a
+// command's words, not the tool's own, and are not looked into.
+func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
+	in := mcpInput{}
+	var walk func(v any, depth int, top bool)
+	walk = func(v any, depth int, top bool) {
+		if depth > maxMCPDepth {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(mapKeys(v)) {
+				class := w.key[foldMCPKey(k)]
+				if class != "" {
+					in[class] = append(in[class], keyed{k, v[k], top})
+				}
+				switch class {
+				case "command", "args", "flags":
+					continue
+				}
+				// The object of a vm key names the VM by its name or id,
+				// and so does the object of an input's only key
+				// ({"params": {...}}).
+				walk(v[k], depth+1, class == "vm" || depth == 0 && len(v) == 1)
+			}
+		case []any:
+			for _, e := range v {
+				walk(e, depth+1, false)
+			}
+		}
+	}
+	walk(obj, 0, true)
+	return in
+}
+
+func mapKeys(m map[string]any) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// names returns the names the values of a class's keys hold (only those at
+// the top, with top): strings, numbers, and the strings and numbers of an
+// array. A list in one string is split at commas, and a positional string
+// (a key starting with "_", such as _args) at white space too; for hosts,
+// user@host stands for host.
+func (in mcpInput) names(class string, top, hosts bool) []string {
+	var out []string
+	add := func(s string, words bool) {
+		for part := range strings.SplitSeq(s, ",") {
+			fields := []string{part}
+			if words {
+				fields = strings.Fields(part)
+			}
+			for _, f := range fields {
+				f = strings.TrimSpace(f)
+				if _, h, ok := strings.Cut(f, "@"); ok && hosts {
+					f = h
+				}
+				if !hosts {
+					f = resourceName(f)
+				}
+				out = addNonEmpty(out, f)
+			}
+		}
+	}
+	for _, k := range in[class] {
+		if top && !k.top {
+			continue
+		}
+		words := strings.HasPrefix(k.key, "_")
+		vals := []any{k.value}
+		if list, ok := k.value.([]any); ok {
+			vals = list
+		}
+		for _, v := range vals {
+			switch v := v.(type) {
+			case string:
+				add(v, words)
+			case json.Number:
+				add(v.String(), false)
+			}
+		}
+	}
+	return out
+}
+
+// strings returns the string values of a class's keys at the top.
+func (in mcpInput) strings(class string) []string {
+	var out []string
+	for _, k := range in[class] {
+		if s, ok := k.value.(string); ok && k.top {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// judgeMCP judges a call of an MCP tool that no rule lists by its words
+// and keys (see the package comment above), adding its matches. It
+// reports whether the words judged the call at all; a read judges it
+// too, but does not list the tool (so that a guarded server's unlisted
+// tools are still asked).
+func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) (judged, lists bool) {
+	w := p.mcp
+	if w == nil || w.verb == nil {
+		return false, false
+	}
+	name, ok := readMCPName(c.Tool)
+	if !ok {
+		return false, false
+	}
+	keys := w.readMCPInput(in.obj)
+	prog := w.programOf(name)
+	execish := prog != "" || w.hasNoun(name.words, "exec") || w.hasVerb(name.words, "exec")
+	if execish {
+		if code, ok := w.commandOf(in.obj, prog); ok {
+			at := w.placeOf(name, keys)
+			if w.hasNoun(name.words, "powershell") {
+				code = "pwsh -NoProfile -Command " + shellQuote(code)
+			}
+			p.judgeCode(code, at, c.Cwd, 0, func(m Match) {
+				if m.Kind == KindInvocation && at == nil && len(m.Via) == 0 {
+					m.Via = []string{c.Tool}
+				}
+				add(m)
+			})
+			return true, true
+		}
+	}
+	if depth == 0 {
+		if sub, input, ok := w.dispatched(in.obj); ok {
+			subIn := toolInput{obj: input}
+			return p.judgeMCP(Call{Tool: "mcp__" + name.server + "__" + sub, Cwd: c.Cwd}, &subIn, depth+1, func(m Match) {
+				m.Source = c.Tool + " " + sub
+				add(m)
+			})
+		}
+	}
+	m, ok := w.judgeWords(name, keys, execish)
+	if !ok {
+		return false, false
+	}
+	m.Kind, m.Source = KindTool, c.Tool
+	add(m)
+	return true, m.Effect != None
+}
+
+// judgeWords judges a tool by the verb and nouns of its name and the VMs
+// its input names.
+func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match, bool) {
+	v := w.verbOf(name.words)
+	// A word under an action key ({"action": "stop"}) says what the tool
+	// does as well; the stronger of the two counts.
+	for _, a := range keys.strings("action") {
+		if av := w.verbOf(toolWords(a)); verbRank[av.class] > verbRank[v.class] {
+			v = av
+		}
+	}
+	nouns := map[string]string{}
+	for _, wd := range name.words {
+		if c := w.noun[wd]; c != "" && nouns[c] == "" {
+			nouns[c] = wd
+		}
+		// Only a machine powers off or reboots: the tool's object is a
+		// VM, whether or not a noun says so.
+		if w.verb[wd] == "machine" && nouns["vm"] == "" {
+			nouns["vm"] = wd
+		}
+	}
+	for _, t := range keys.strings("type") {
+		if c := w.types[strings.ToLower(t)]; c != "" && nouns[c] == "" {
+			nouns[c] = t
+		}
+	}
+	named := keys.names("vm", false, false)
+	vmish := nouns["vm"] != "" || len(named) > 0
+	// The object is the most particular noun: a VM's snapshot, disk or
+	// part (a part of no VM is none of rewind's business).
+	object := ""
+	for _, c := range []string{"snapshot", "disk", "part", "vm"} {
+		if nouns[c] != "" && (c != "part" || vmish) {
+			object = c
+			break
+		}
+	}
+	vms := named
+	if object == "vm" && v.class != "create" {
+		vms = uniq(append(slices.Clip(vms), keys.names("name", true, false)...))
+	}
+	said := strings.Join(v.words, " ")
+	if object != "" {
+		said += " " + nouns[object]
+	}
+	if said = strings.TrimSpace(said); said != "" {
+		said = fmt.Sprintf(" (its name says %q)", said)
+	}
+	m := Match{Rule: mcpRule + " " + strings.Join(name.words, " ")}
+	change := func(what string) (Match, bool) {
+		if len(vms) == 0 {
+			m.Effect = Ask
+			m.Reason = fmt.Sprintf("the tool %s a VM%s, and its input names none that rewind can read", what, said)
+			return m, true
+		}
+		m.Effect, m.Targets = Protect, vms
+		m.Reason = fmt.Sprintf("the tool %s the VM%s", what, said)
+		return m, true
+	}
+	if v.class == "" && nouns["hosts"] != "" || nouns["hosts"] != "" && v.class != "read" && v.class != "create" {
+		// A playbook or task runs on the hosts its input names.
+		hosts := keys.names("host", false, true)
+		if len(hosts) == 0 {
+			m.Effect = Ask
+			m.Reason = fmt.Sprintf("the tool runs %s on hosts its input does not name", nouns["hosts"])
+			return m, true
+		}
+		m.Effect, m.Targets = Protect, hosts
+		m.Reason = fmt.Sprintf("the tool runs %s on the hosts", nouns["hosts"])
+		return m, true
+	}
+	if v.other != "" && (v.class == "read" || v.class == "create") && (object != "" || vmish) {
+		m.Effect = Ask
+		m.Reason = fmt.Sprintf("the tool's name says both %q and %q", strings.Join(v.words, " "), v.other)
+		return m, true
+	}
+	switch v.class {
+	case "read":
+		m.Effect, m.Reason = None, "the tool reads"+said
+		return m, true
+	case "destroy":
+		switch {
+		case object == "part":
+			return change("changes")
+		case object != "" || vmish:
+			m.Effect, m.Targets = Deny, vms
+			m.Reason = fmt.Sprintf("a checkpoint cannot bring back a deleted VM, disk or snapshot%s", said)
+			return m, true
+		}
+	case "create":
+		switch {
+		case object == "vm" || object == "" && vmish:
+			m.Effect, m.Reason = None, "the tool creates a VM: there is nothing to checkpoint yet"+said
+			return m, true
+		case object != "" && (len(vms) > 0 || nouns["vm"] != ""):
+			return change("adds to")
+		}
+	case "change", "machine", "exec":
+		if object != "" || vmish {
+			if execish && v.class == "exec" {
+				// An exec tool whose command the input does not hold.
+				m.Effect, m.Targets = Ask, nil
+				m.Reason = fmt.Sprintf("the tool runs a command on a VM%s, and its input holds none that rewind can read", said)
+				return m, true
+			}
+			return change("changes")
+		}
+	}
+	return Match{}, false
+}
+
+func (w *mcpWords) hasNoun(words []string, class string) bool {
+	return slices.ContainsFunc(words, func(wd string) bool { return w.noun[wd] == class })
+}
+
+func (w *mcpWords) hasVerb(words []string, class string) bool {
+	return slices.ContainsFunc(words, func(wd string) bool { return w.verb[wd] == class })
+}
+
+// programOf returns the program a tool runs, by a word of its name, else
+// of its server's.
+func (w *mcpWords) programOf(name mcpName) string {
+	for _, words := range [][]string{name.words, name.serverWords} {
+		for _, wd := range words {
+			if p := w.program[wd]; p != "" {
+				return p
+			}
+		}
+	}
+	return ""
+}
+
+// commandOf returns the command line an exec tool's input holds: its
+// command (a string, or an argv array), its options (a flags object) and
+// its arguments, with the program its name says in front when the
+// command does not start with it. An argv array's words are quoted, as
+// the program receives them without a shell.
+func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
+	var cmd, flags, args []string
+	found := false
+	for _, k := range slices.Sorted(mapKeys(obj)) {
+		switch w.key[foldMCPKey(k)] {
+		case "command":
+			if s, ok := commandWords(obj[k], lineKey(k)); ok && cmd == nil {
+				cmd, found = s, true
+			}
+		case "args":
+			if s, ok := commandWords(obj[k], false); ok && args == nil {
+				args, found = s, true
+			}
+		case "flags":
+			if m, ok := obj[k].(map[string]any); ok && flags == nil {
+				flags = w.flagWords(m, prog)
+			}
+		}
+	}
+	if !found {
+		return "", false
+	}
+	line := slices.Concat(cmd, flags, args)
+	if len(line) == 0 {
+		return "", false
+	}
+	if prog != "" {
+		first, _, _ := strings.Cut(strings.TrimSpace(line[0]), " ")
+		if first = first[strings.LastIndexAny(first, `/\`)+1:]; !strings.EqualFold(strings.TrimSuffix(first, ".exe"), prog) {
+			line = append([]string{prog}, line...)
+		}
+	}
+	return strings.Join(line, " "), true
+}
+
+// lineKey reports whether a command key holds a list of command lines
+// rather than one command's words: commands, scripts.
+func lineKey(k string) bool {
+	k = foldMCPKey(k)
+	return strings.HasSuffix(k, "commands") || strings.HasSuffix(k, "scripts") || strings.HasSuffix(k, "lines")
+}
+
+// commandWords reads a command value: a string as it is (shell text), an
+// array of strings as quoted words, or with lines as command lines.
+func commandWords(v any, lines bool) ([]string, bool) {
+	switch v := v.(type) {
+	case string:
+		if strings.TrimSpace(v) == "" {
+			return nil, false
+		}
+		return []string{v}, true
+	case []any:
+		var out []string
+		for _, e := range v {
+			switch e := e.(type) {
+			case string:
+				if !lines {
+					e = shellQuote(e)
+				}
+				out = append(out, e)
+			case json.Number:
+				out = append(out, e.String())
+			default:
+				return nil, false
+			}
+		}
+		if lines && len(out) > 0 {
+			out = []string{strings.Join(out, "\n")}
+		}
+		return out, len(out) > 0
+	}
+	return nil, false
+}
+
+// flagWords makes options of a flags object: {"vm": "web-01", "off": true}
+// is -off -vm web-01 for govc.
+func (w *mcpWords) flagWords(m map[string]any, prog string) []string {
+	prefix := mcpDefaultFlags
+	if p, ok := w.flagPref[prog]; ok {
+		prefix = p
+	}
+	var out []string
+	for _, k := range slices.Sorted(mapKeys(m)) {
+		opt := shellQuote(prefix + k)
+		switch v := m[k].(type) {
+		case bool:
+			if v {
+				out = append(out, opt)
+			}
+		case string:
+			out = append(out, opt, shellQuote(v))
+		case json.Number:
+			out = append(out, opt, v.String())
+		case []any:
+			for _, e := range v {
+				if s, ok := e.(string); ok {
+					out = append(out, opt, shellQuote(s))
+				}
+			}
+		}
+	}
+	return out
+}
+
+// placeOf is where an exec tool's command runs: on the hosts its input
+// names (host keys, else the VM of a guest command), on a host not named
+// in the call when its words say so (an ssh server's), else here.
+func (w *mcpWords) placeOf(name mcpName, keys mcpInput) *place {
+	via := []string{name.tool}
+	hosts := keys.names("host", false, true)
+	if len(hosts) == 0 {
+		hosts = keys.names("vm", false, false)
+	}
+	if len(hosts) > 0 {
+		return &place{host: hosts[0], hosts: hosts, remote: true, via: via}
+	}
+	if w.hasNoun(name.words, "remote") || w.hasNoun(name.serverWords, "remote") || w.hasNoun(name.words, "vm") {
+		return &place{remote: true, via: via}
+	}
+	return nil
+}
+
+// toolNameRE matches a value that names a tool rather than holding a
+// command: one word of letters, digits, "_", "-" and ".", with a
+// separator in it.
+var toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`)
+
+// dispatched reads a tool that calls another tool by name: a command key
+// naming it ({"command": "compute_vm_delete", "parameters": {...}}, as
+// the Azure MCP server's namespace tools take) and an object of its
+// arguments.
+func (w *mcpWords) dispatched(obj map[string]any) (string, map[string]any, bool) {
+	var sub string
+	var args map[string]any
+	for _, k := range slices.Sorted(mapKeys(obj)) {
+		switch w.key[foldMCPKey(k)] {
+		case "command":
+			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && sub == "" {
+				sub = s
+			}
+		case "args":
+			if m, ok := obj[k].(map[string]any); ok && args == nil {
+				args = m
+			}
+		}
+	}
+	if sub == "" {
+		return "", nil, false
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	return sub, args, true
+}
