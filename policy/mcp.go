@@ -231,24 +231,39 @@ func (in mcpInput) strings(class string) []string {
 }
 
 // judgeMCP judges a call of an MCP tool that no rule lists by its words
-// and keys (see the package comment above), adding its matches. It
-// reports whether the words judged the call at all; a read judges it
-// too, but does not list the tool (so that a guarded server's unlisted
-// tools are still asked).
-func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) (judged, lists bool) {
+// and keys (see the comment above), adding its matches. It reports
+// whether the words judged the call at all, which lists the tool as a
+// rule would: a guarded server asks only about the tools they say
+// nothing of.
+func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) bool {
 	w := p.mcp
 	if w == nil || w.verb == nil {
-		return false, false
+		return false
 	}
 	name, ok := readMCPName(c.Tool)
 	if !ok {
-		return false, false
+		return false
 	}
 	keys := w.readMCPInput(in.obj)
 	prog := w.programOf(name)
 	execish := prog != "" || w.hasNoun(name.words, "exec") || w.hasVerb(name.words, "exec")
 	if execish {
-		if code, ok := w.commandOf(in.obj, prog); ok {
+		code, ok := w.commandOf(in.obj, prog)
+		if !ok && prog != "" {
+			// A program's tool that takes its subcommand as an action
+			// ({"action": "destroy"} of a terraform tool) runs that.
+			if a := keys.strings("action"); len(a) > 0 && toolNameRE.MatchString("x_"+a[0]) {
+				code, ok = prog+" "+a[0], true
+				defer func() {
+					// Its other words and keys still say what it does.
+					if m, ok := w.judgeWords(name, keys, true); ok {
+						m.Kind, m.Source = KindTool, c.Tool
+						add(m)
+					}
+				}()
+			}
+		}
+		if ok {
 			at := w.placeOf(name, keys)
 			if w.hasNoun(name.words, "powershell") {
 				code = "pwsh -NoProfile -Command " + shellQuote(code)
@@ -259,7 +274,7 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) (ju
 				}
 				add(m)
 			})
-			return true, true
+			return true
 		}
 	}
 	if depth == 0 {
@@ -273,11 +288,11 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) (ju
 	}
 	m, ok := w.judgeWords(name, keys, execish)
 	if !ok {
-		return false, false
+		return false
 	}
 	m.Kind, m.Source = KindTool, c.Tool
 	add(m)
-	return true, m.Effect != None
+	return true
 }
 
 // judgeWords judges a tool by the verb and nouns of its name and the VMs

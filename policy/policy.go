@@ -725,8 +725,8 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	matches := []Match{m}
 	if !listed {
 		var words []Match
-		if judged, lists := p.judgeMCP(c, in, 0, func(x Match) { words = append(words, x) }); judged {
-			matches, listed = words, lists
+		if p.judgeMCP(c, in, 0, func(x Match) { words = append(words, x) }) {
+			matches, listed = words, true
 		}
 	}
 	wm, ok := p.judgeWrites(p.writes, toolWrites(c.Tool, in), c.Cwd, func(r *writeRule) bool {
