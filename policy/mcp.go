@@ -246,7 +246,7 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 	}
 	keys := w.readMCPInput(in.obj)
 	prog := w.programOf(name)
-	execish := prog != "" || w.hasNoun(name.words, "exec") || w.hasVerb(name.words, "exec")
+	execish := w.execish(name, prog)
 	if execish {
 		code, ok := w.commandOf(in.obj, prog)
 		if !ok && prog != "" {
@@ -405,6 +405,19 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 		}
 	}
 	return Match{}, false
+}
+
+// execish reports whether a tool's name says it runs a command: an exec
+// verb or noun, or a program's name.
+func (w *mcpWords) execish(name mcpName, prog string) bool {
+	return prog != "" || w.hasNoun(name.words, "exec") || w.hasVerb(name.words, "exec")
+}
+
+// execName reports whether the MCP tool named tool runs a command, by its
+// name alone.
+func (w *mcpWords) execName(tool string) bool {
+	name, ok := readMCPName(tool)
+	return ok && w != nil && w.verb != nil && w.execish(name, w.programOf(name))
 }
 
 func (w *mcpWords) hasNoun(words []string, class string) bool {
