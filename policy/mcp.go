@@ -35,6 +35,10 @@ const maxMCPDepth = 4
 // have a handful.
 const maxMCPWords = 32
 
+// maxMCPTargets bounds the VMs one call gets checkpoints of: a call that
+// names more is asked.
+const maxMCPTargets = 64
+
 // mcpRule labels the verdicts of the words.
 const mcpRule = catalogOrigin + ":mcp"
 
@@ -121,6 +125,7 @@ type keyed struct {
 	key   string
 	value any
 	top   bool // at the input's top, or right under a vm key or the input's only key
+	depth int
 }
 
 // mcpInput is the values of the input's keys the [mcp] table names, by
@@ -139,10 +144,10 @@ func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
 		}
 		switch v := v.(type) {
 		case map[string]any:
-			for _, k := range slices.Sorted(mapKeys(v)) {
+			for k, val := range v {
 				class := w.key[foldMCPKey(k)]
 				if class != "" {
-					in[class] = append(in[class], keyed{k, v[k], top})
+					in[class] = append(in[class], keyed{k, val, top, depth})
 				}
 				switch class {
 				case "command", "args", "flags":
@@ -151,7 +156,7 @@ func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
 				// The object of a vm key names the VM by its name or id,
 				// and so does the object of an input's only key
 				// ({"params": {...}}).
-				walk(v[k], depth+1, class == "vm" || depth == 0 && len(v) == 1)
+				walk(val, depth+1, class == "vm" || depth == 0 && len(v) == 1)
 			}
 		case []any:
 			for _, e := range v {
@@ -160,17 +165,34 @@ func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
 		}
 	}
 	walk(obj, 0, true)
+	for _, list := range in {
+		// The walk follows map order: the values come out shallowest
+		// first, by key, the same on every run.
+		slices.SortFunc(list, func(a, b keyed) int {
+			if a.depth != b.depth {
+				return a.depth - b.depth
+			}
+			if c := strings.Compare(a.key, b.key); c != 0 {
+				return c
+			}
+			as, _ := a.value.(string)
+			bs, _ := b.value.(string)
+			return strings.Compare(as, bs)
+		})
+	}
 	return in
 }
 
-func mapKeys(m map[string]any) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
+// sortedKeys returns the keys of m that a class names, in order.
+func (w *mcpWords) sortedKeys(m map[string]any) []string {
+	var keys []string
+	for k := range m {
+		if w.key[foldMCPKey(k)] != "" {
+			keys = append(keys, k)
 		}
 	}
+	slices.Sort(keys)
+	return keys
 }
 
 // names returns the names the values of a class's keys hold (only those at
@@ -194,7 +216,9 @@ func (in mcpInput) names(class string, top, hosts bool) []string {
 				if !hosts {
 					f = resourceName(f)
 				}
-				out = addNonEmpty(out, f)
+				if f != "" {
+					out = append(out, f)
+				}
 			}
 		}
 	}
@@ -216,7 +240,7 @@ func (in mcpInput) names(class string, top, hosts bool) []string {
 			}
 		}
 	}
-	return out
+	return uniq(out)
 }
 
 // strings returns the string values of a class's keys at the top.
@@ -346,6 +370,11 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	}
 	m := Match{Rule: mcpRule + " " + strings.Join(name.words, " ")}
 	change := func(what string) (Match, bool) {
+		if len(vms) > maxMCPTargets {
+			m.Effect = Ask
+			m.Reason = fmt.Sprintf("the tool %s %d VMs%s, more than rewind checkpoints for one call (%d)", what, len(vms), said, maxMCPTargets)
+			return m, true
+		}
 		if len(vms) == 0 {
 			m.Effect = Ask
 			m.Reason = fmt.Sprintf("the tool %s a VM%s, and its input names none that rewind can read", what, said)
@@ -358,9 +387,9 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	if v.class == "" && nouns["hosts"] != "" || nouns["hosts"] != "" && v.class != "read" && v.class != "create" {
 		// A playbook or task runs on the hosts its input names.
 		hosts := keys.names("host", false, true)
-		if len(hosts) == 0 {
+		if len(hosts) == 0 || len(hosts) > maxMCPTargets {
 			m.Effect = Ask
-			m.Reason = fmt.Sprintf("the tool runs %s on hosts its input does not name", nouns["hosts"])
+			m.Reason = fmt.Sprintf("the tool runs %s on hosts its input does not name, or more than rewind checkpoints for one call", nouns["hosts"])
 			return m, true
 		}
 		m.Effect, m.Targets = Protect, hosts
@@ -381,7 +410,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 		case object == "part":
 			return change("changes")
 		case object != "" || vmish:
-			m.Effect, m.Targets = Deny, vms
+			m.Effect, m.Targets = Deny, vms[:min(len(vms), maxMCPTargets)]
 			m.Reason = fmt.Sprintf("a checkpoint cannot bring back a deleted VM, disk or snapshot%s", said)
 			return m, true
 		}
@@ -449,7 +478,7 @@ func (w *mcpWords) programOf(name mcpName) string {
 func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
 	var cmd, flags, args []string
 	found := false
-	for _, k := range slices.Sorted(mapKeys(obj)) {
+	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
 			if s, ok := commandWords(obj[k], lineKey(k)); ok && cmd == nil {
@@ -528,7 +557,12 @@ func (w *mcpWords) flagWords(m map[string]any, prog string) []string {
 		prefix = p
 	}
 	var out []string
-	for _, k := range slices.Sorted(mapKeys(m)) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		opt := shellQuote(prefix + k)
 		switch v := m[k].(type) {
 		case bool:
@@ -559,6 +593,10 @@ func (w *mcpWords) placeOf(name mcpName, keys mcpInput) *place {
 	if len(hosts) == 0 {
 		hosts = keys.names("vm", false, false)
 	}
+	if len(hosts) > maxMCPTargets {
+		// More than one call gets checkpoints of: a change is asked.
+		return &place{remote: true, via: via}
+	}
 	if len(hosts) > 0 {
 		return &place{host: hosts[0], hosts: hosts, remote: true, via: via}
 	}
@@ -580,7 +618,7 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`
 func (w *mcpWords) dispatched(obj map[string]any) (string, map[string]any, bool) {
 	var sub string
 	var args map[string]any
-	for _, k := range slices.Sorted(mapKeys(obj)) {
+	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
 			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && sub == "" {

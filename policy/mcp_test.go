@@ -83,3 +83,68 @@ func TestMCPServersQuoted(t *testing.T) {
 		}
 	}
 }
+
+// mcpLarge are MCP inputs of about size bytes of the shapes that could
+// wear the words and keys down, with the effect each must get.
+func mcpLarge(size int) []struct {
+	name, tool, input string
+	want             Effect
+} {
+	n := size / 8
+	many := func(unit string) string { return strings.Repeat(unit, n/len(unit)+1) }
+	distinct := func(sep string) string {
+		var b strings.Builder
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, "vm-%d%s", i, sep)
+		}
+		return b.String()
+	}
+	keys := func() string {
+		var b strings.Builder
+		b.WriteString(`{"vm_name":"web-01"`)
+		for i := 0; b.Len() < size; i++ {
+			fmt.Fprintf(&b, `,"k%d":{"x":[1]}`, i)
+		}
+		return b.String() + "}"
+	}
+	return []struct {
+		name, tool, input string
+		want             Effect
+	}{
+		{"one name many times", "mcp__v__power_off_vm", `{"vm_name":"` + many("web-01,") + `"}`, Protect},
+		{"many distinct names", "mcp__v__power_off_vm", `{"vm_name":"` + distinct(",") + `"}`, Ask},
+		{"many positional names", "mcp__v__vm_destroy", `{"_args":"` + distinct(" ") + `"}`, Deny},
+		{"many keys", "mcp__v__power_off_vm", keys(), Protect},
+		{"deep nesting", "mcp__v__power_off_vm", `{"vm_name":"web-01","x":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, Protect},
+		{"a long argv", "mcp__gcloud__run_gcloud_command", `{"args":["compute","instances","list"` + many(`,"x"`) + `]}`, None},
+		{"many flags", "mcp__vmware__govc_run", `{"command":"vm.info","flags":{"` + strings.TrimSuffix(distinct(`":true,"`), `,"`) + `}}`, None},
+		{"many hosts", "mcp__ssh__exec", `{"hosts":"` + distinct(",") + `","command":"sudo reboot"}`, Ask},
+		{"a long action", "mcp__v__manage_vm", `{"vm_name":"web-01","action":"` + many("delete_") + `"}`, Deny},
+	}
+}
+
+// TestMCPLarge: inputs of a megabyte of each shape are decided as their
+// words and keys say; BenchmarkMCPLarge times 8 MiB of them.
+func TestMCPLarge(t *testing.T) {
+	p := newPolicy(t, "")
+	for _, tt := range mcpLarge(1 << 20) {
+		if !json.Valid([]byte(tt.input)) {
+			t.Fatalf("%s: not JSON", tt.name)
+		}
+		if v := p.Classify(Call{Tool: tt.tool, Input: json.RawMessage(tt.input)}); v.Effect != tt.want {
+			t.Errorf("%s: got %s (%s: %.200s), want %s", tt.name, v.Effect, v.Rule, v.Reason, tt.want)
+		}
+	}
+}
+
+func BenchmarkMCPLarge(b *testing.B) {
+	p := newPolicy(b, "")
+	for _, tt := range mcpLarge(8 << 20) {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(tt.input)))
+			for b.Loop() {
+				p.Classify(Call{Tool: tt.tool, Input: json.RawMessage(tt.input), InputValid: true})
+			}
+		})
+	}
+}

@@ -169,6 +169,14 @@ func (w *mcpWords) clone() *mcpWords {
 // compared: lower case, without "_", "-" and "." but a leading "_", which
 // marks a positional argument (govc tools' _args).
 func foldMCPKey(k string) string {
+	plain := true
+	for i := 0; i < len(k) && plain; i++ {
+		c := k[i]
+		plain = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '_' && i == 0
+	}
+	if plain {
+		return k
+	}
 	var b strings.Builder
 	b.Grow(len(k))
 	for i, r := range strings.ToLower(k) {

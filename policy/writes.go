@@ -416,11 +416,14 @@ func optionValues(opts ...string) func(s *subject) []string {
 func toolWrites(tool string, in *toolInput) []string {
 	files := append([]string(nil), in.paths...)
 	copies := slices.ContainsFunc(toolWords(tool), func(w string) bool { return w == "copy" || w == "cp" || w == "duplicate" })
-	for _, k := range slices.Sorted(mapKeys(in.obj)) {
-		role, ok := fileKeys[foldMCPKey(k)]
-		if !ok || role == fileSource && copies {
-			continue
+	var keys []string
+	for k := range in.obj {
+		if role, ok := fileKeys[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
+			keys = append(keys, k)
 		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
 		switch v := in.obj[k].(type) {
 		case string:
 			if v != "" && !slices.Contains(files, v) {
