@@ -88,7 +88,7 @@ func TestMCPServersQuoted(t *testing.T) {
 // wear the words and keys down, with the effect each must get.
 func mcpLarge(size int) []struct {
 	name, tool, input string
-	want             Effect
+	want              Effect
 } {
 	n := size / 8
 	many := func(unit string) string { return strings.Repeat(unit, n/len(unit)+1) }
@@ -109,7 +109,7 @@ func mcpLarge(size int) []struct {
 	}
 	return []struct {
 		name, tool, input string
-		want             Effect
+		want              Effect
 	}{
 		{"one name many times", "mcp__v__power_off_vm", `{"vm_name":"` + many("web-01,") + `"}`, Protect},
 		{"many distinct names", "mcp__v__power_off_vm", `{"vm_name":"` + distinct(",") + `"}`, Ask},
