@@ -129,22 +129,31 @@ type keyed struct {
 }
 
 // mcpInput is the values of the input's keys the [mcp] table names, by
-// class.
+// class; the class "" marks an input with more keys than were read.
 type mcpInput map[string][]keyed
+
+// maxMCPKeys bounds the keys of an input that are read: an input with
+// more cannot be told to name no other VM, and a change is asked.
+const maxMCPKeys = 1 << 16
 
 // readMCPInput collects the values of the keys of obj that w names, to a
 // depth of maxMCPDepth. The values of command, args and flags keys are a
 // command's words, not the tool's own, and are not looked into.
 func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
 	in := mcpInput{}
+	budget := maxMCPKeys
 	var walk func(v any, depth int, top bool)
 	walk = func(v any, depth int, top bool) {
-		if depth > maxMCPDepth {
+		if depth > maxMCPDepth || budget < 0 {
 			return
 		}
 		switch v := v.(type) {
 		case map[string]any:
 			for k, val := range v {
+				if budget--; budget < 0 {
+					in[""] = []keyed{{}}
+					return
+				}
 				class := w.key[foldMCPKey(k)]
 				if class != "" {
 					in[class] = append(in[class], keyed{k, val, top, depth})
@@ -362,7 +371,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 		vms = uniq(append(slices.Clip(vms), keys.names("name", true, false)...))
 	}
 	said := strings.Join(v.words, " ")
-	if object != "" {
+	if object != "" && !slices.Contains(v.words, nouns[object]) {
 		said += " " + nouns[object]
 	}
 	if said = strings.TrimSpace(said); said != "" {
@@ -370,6 +379,11 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	}
 	m := Match{Rule: mcpRule + " " + strings.Join(name.words, " ")}
 	change := func(what string) (Match, bool) {
+		if keys[""] != nil {
+			m.Effect = Ask
+			m.Reason = fmt.Sprintf("the tool %s a VM%s, and its input has more keys (over %d) than rewind reads for the VMs it names", what, said, maxMCPKeys)
+			return m, true
+		}
 		if len(vms) > maxMCPTargets {
 			m.Effect = Ask
 			m.Reason = fmt.Sprintf("the tool %s %d VMs%s, more than rewind checkpoints for one call (%d)", what, len(vms), said, maxMCPTargets)
@@ -476,38 +490,39 @@ func (w *mcpWords) programOf(name mcpName) string {
 // command does not start with it. An argv array's words are quoted, as
 // the program receives them without a shell.
 func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
-	var cmd, flags, args []string
-	found := false
+	var cmd, flags, args string
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := commandWords(obj[k], lineKey(k)); ok && cmd == nil {
-				cmd, found = s, true
+			if s, ok := commandText(obj[k], lineKey(k)); ok && cmd == "" {
+				cmd = s
 			}
 		case "args":
-			if s, ok := commandWords(obj[k], false); ok && args == nil {
-				args, found = s, true
+			if s, ok := commandText(obj[k], false); ok && args == "" {
+				args = s
 			}
 		case "flags":
-			if m, ok := obj[k].(map[string]any); ok && flags == nil {
-				flags = w.flagWords(m, prog)
+			if m, ok := obj[k].(map[string]any); ok && flags == "" {
+				flags = w.flagText(m, prog)
 			}
 		}
 	}
-	if !found {
+	if cmd == "" && args == "" {
 		return "", false
 	}
-	line := slices.Concat(cmd, flags, args)
-	if len(line) == 0 {
-		return "", false
-	}
+	var parts []string
 	if prog != "" {
-		first, _, _ := strings.Cut(strings.TrimSpace(line[0]), " ")
+		first, _, _ := strings.Cut(strings.TrimSpace(cmd+" "+args), " ")
 		if first = first[strings.LastIndexAny(first, `/\`)+1:]; !strings.EqualFold(strings.TrimSuffix(first, ".exe"), prog) {
-			line = append([]string{prog}, line...)
+			parts = append(parts, prog)
 		}
 	}
-	return strings.Join(line, " "), true
+	for _, p := range []string{cmd, flags, args} {
+		if p != "" {
+			parts = append(parts, p)
+		}
+	}
+	return strings.Join(parts, " "), true
 }
 
 // lineKey reports whether a command key holds a list of command lines
@@ -517,71 +532,81 @@ func lineKey(k string) bool {
 	return strings.HasSuffix(k, "commands") || strings.HasSuffix(k, "scripts") || strings.HasSuffix(k, "lines")
 }
 
-// commandWords reads a command value: a string as it is (shell text), an
+// commandText reads a command value: a string as it is (shell text), an
 // array of strings as quoted words, or with lines as command lines.
-func commandWords(v any, lines bool) ([]string, bool) {
+func commandText(v any, lines bool) (string, bool) {
 	switch v := v.(type) {
 	case string:
-		if strings.TrimSpace(v) == "" {
-			return nil, false
-		}
-		return []string{v}, true
+		return v, strings.TrimSpace(v) != ""
 	case []any:
-		var out []string
-		for _, e := range v {
+		var b strings.Builder
+		sep := " "
+		if lines {
+			sep = "\n"
+		}
+		for i, e := range v {
+			if i > 0 {
+				b.WriteString(sep)
+			}
 			switch e := e.(type) {
 			case string:
 				if !lines {
 					e = shellQuote(e)
 				}
-				out = append(out, e)
+				b.WriteString(e)
 			case json.Number:
-				out = append(out, e.String())
+				b.WriteString(e.String())
 			default:
-				return nil, false
+				return "", false
 			}
 		}
-		if lines && len(out) > 0 {
-			out = []string{strings.Join(out, "\n")}
-		}
-		return out, len(out) > 0
+		return b.String(), b.Len() > 0
 	}
-	return nil, false
+	return "", false
 }
 
-// flagWords makes options of a flags object: {"vm": "web-01", "off": true}
+// flagText makes options of a flags object: {"vm": "web-01", "off": true}
 // is -off -vm web-01 for govc.
-func (w *mcpWords) flagWords(m map[string]any, prog string) []string {
+func (w *mcpWords) flagText(m map[string]any, prog string) string {
 	prefix := mcpDefaultFlags
 	if p, ok := w.flagPref[prog]; ok {
 		prefix = p
 	}
-	var out []string
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
+	var b strings.Builder
+	word := func(s string) {
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(s)
+	}
 	for _, k := range keys {
 		opt := shellQuote(prefix + k)
 		switch v := m[k].(type) {
 		case bool:
 			if v {
-				out = append(out, opt)
+				word(opt)
 			}
 		case string:
-			out = append(out, opt, shellQuote(v))
+			word(opt)
+			word(shellQuote(v))
 		case json.Number:
-			out = append(out, opt, v.String())
+			word(opt)
+			word(v.String())
 		case []any:
 			for _, e := range v {
 				if s, ok := e.(string); ok {
-					out = append(out, opt, shellQuote(s))
+					word(opt)
+					word(shellQuote(s))
 				}
 			}
 		}
 	}
-	return out
+	return b.String()
 }
 
 // placeOf is where an exec tool's command runs: on the hosts its input

@@ -90,8 +90,7 @@ func mcpLarge(size int) []struct {
 	name, tool, input string
 	want              Effect
 } {
-	n := size / 8
-	many := func(unit string) string { return strings.Repeat(unit, n/len(unit)+1) }
+	many := func(unit string) string { return strings.Repeat(unit, size/len(unit)) }
 	distinct := func(sep string) string {
 		var b strings.Builder
 		for i := 0; b.Len() < size; i++ {
@@ -114,7 +113,7 @@ func mcpLarge(size int) []struct {
 		{"one name many times", "mcp__v__power_off_vm", `{"vm_name":"` + many("web-01,") + `"}`, Protect},
 		{"many distinct names", "mcp__v__power_off_vm", `{"vm_name":"` + distinct(",") + `"}`, Ask},
 		{"many positional names", "mcp__v__vm_destroy", `{"_args":"` + distinct(" ") + `"}`, Deny},
-		{"many keys", "mcp__v__power_off_vm", keys(), Protect},
+		{"many keys", "mcp__v__power_off_vm", keys(), Ask},
 		{"deep nesting", "mcp__v__power_off_vm", `{"vm_name":"web-01","x":` + strings.Repeat("[", 9000) + strings.Repeat("]", 9000) + `}`, Protect},
 		{"a long argv", "mcp__gcloud__run_gcloud_command", `{"args":["compute","instances","list"` + many(`,"x"`) + `]}`, None},
 		{"many flags", "mcp__vmware__govc_run", `{"command":"vm.info","flags":{"` + strings.TrimSuffix(distinct(`":true,"`), `,"`) + `}}`, None},
