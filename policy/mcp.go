@@ -282,18 +282,12 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 	execish := w.execish(name, prog)
 	if execish {
 		code, ok := w.commandOf(in.obj, prog)
+		subcommand := false
 		if !ok && prog != "" {
 			// A program's tool that takes its subcommand as an action
 			// ({"action": "destroy"} of a terraform tool) runs that.
-			if a := keys.strings("action"); len(a) > 0 && toolNameRE.MatchString("x_"+a[0]) {
-				code, ok = prog+" "+a[0], true
-				defer func() {
-					// Its other words and keys still say what it does.
-					if m, ok := w.judgeWords(name, keys, true); ok {
-						m.Kind, m.Source = KindTool, c.Tool
-						add(m)
-					}
-				}()
+			if a := keys.strings("action"); len(a) > 0 && subcommandRE.MatchString(a[0]) {
+				code, ok, subcommand = prog+" "+a[0], true, true
 			}
 		}
 		if ok {
@@ -307,6 +301,14 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 				}
 				add(m)
 			})
+			if subcommand {
+				// Its other words and keys still say what it does
+				// (aws_ec2 {"action": "terminate", "instanceIds": [...]}).
+				if m, ok := w.judgeWords(name, keys, true); ok {
+					m.Kind, m.Source = KindTool, c.Tool
+					add(m)
+				}
+			}
 			return true
 		}
 	}
@@ -398,7 +400,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 		m.Reason = fmt.Sprintf("the tool %s the VM%s", what, said)
 		return m, true
 	}
-	if v.class == "" && nouns["hosts"] != "" || nouns["hosts"] != "" && v.class != "read" && v.class != "create" {
+	if nouns["hosts"] != "" && v.class != "read" && v.class != "create" {
 		// A playbook or task runs on the hosts its input names.
 		hosts := keys.names("host", false, true)
 		if len(hosts) == 0 || len(hosts) > maxMCPTargets {
@@ -630,6 +632,10 @@ func (w *mcpWords) placeOf(name mcpName, keys mcpInput) *place {
 	}
 	return nil
 }
+
+// subcommandRE matches an action value that can be a program's
+// subcommand: one word.
+var subcommandRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // toolNameRE matches a value that names a tool rather than holding a
 // command: one word of letters, digits, "_", "-" and ".", with a

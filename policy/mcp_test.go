@@ -147,3 +147,26 @@ func BenchmarkMCPLarge(b *testing.B) {
 		})
 	}
 }
+
+// TestToolWritesMany: a file tool that names more files than the rules
+// with writes check is asked; one that names a few is judged by them.
+func TestToolWritesMany(t *testing.T) {
+	p := newPolicy(t, "")
+	many := make([]string, maxToolFiles+1)
+	for i := range many {
+		many[i] = fmt.Sprintf("docs/f%d.md", i)
+	}
+	for _, tt := range []struct {
+		paths []string
+		want  Effect
+	}{
+		{many, Ask},
+		{many[:3], None},
+		{append(many[:2:2], ".rewind.toml"), Ask},
+	} {
+		in, _ := json.Marshal(map[string]any{"paths": tt.paths})
+		if v := p.Classify(Call{Tool: "mcp__files__delete_files", Input: in}); v.Effect != tt.want {
+			t.Errorf("%d paths: got %s (%s: %s), want %s", len(tt.paths), v.Effect, v.Rule, v.Reason, tt.want)
+		}
+	}
+}

@@ -702,8 +702,8 @@ func combine(matches []Match) Verdict {
 // classifyTool judges a tool call by the tool rules, else, for an MCP
 // tool, by its words (see judgeMCP), and the files it writes by the rules
 // with writes. listed reports whether a tool rule matched or the words
-// found it changes something, which keeps a guarded server's "ask" for
-// its unlisted tools away (see unlistedTool).
+// judged the tool, which keeps a guarded server's "ask" for its unlisted
+// tools away (see unlistedTool).
 func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	m := Match{Kind: KindTool, Source: c.Tool}
 	snake := snakeCase(c.Tool)
@@ -729,9 +729,19 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 			matches, listed = words, true
 		}
 	}
-	wm, ok := p.judgeWrites(p.writes, toolWrites(c.Tool, in), c.Cwd, func(r *writeRule) bool {
-		return r.tool != nil && r.tool.match(c.Tool, snake, in)
-	})
+	applies := func(r *writeRule) bool { return r.tool != nil && r.tool.match(c.Tool, snake, in) }
+	files := toolWrites(c.Tool, in)
+	if len(files) > maxToolFiles {
+		for _, r := range p.writes {
+			if applies(r) && r.effect() > None {
+				matches = append(matches, Match{Kind: KindTool, Source: c.Tool, Effect: r.effect(), Rule: r.label(),
+					Reason: fmt.Sprintf("the call writes %d files, more than rewind checks (%d): %s", len(files), maxToolFiles, r.reason())})
+				break
+			}
+		}
+		files = files[:maxToolFiles]
+	}
+	wm, ok := p.judgeWrites(p.writes, files, c.Cwd, applies)
 	if ok {
 		// A rule on the files written does not list the tool: a guarded
 		// server still asks about it.

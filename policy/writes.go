@@ -426,12 +426,12 @@ func toolWrites(tool string, in *toolInput) []string {
 	for _, k := range keys {
 		switch v := in.obj[k].(type) {
 		case string:
-			if v != "" && !slices.Contains(files, v) {
+			if v != "" {
 				files = append(files, v)
 			}
 		case []any:
 			for _, e := range v {
-				if p, ok := fileOf(e); ok && !slices.Contains(files, p) {
+				if p, ok := fileOf(e); ok {
 					files = append(files, p)
 				}
 			}
@@ -460,8 +460,13 @@ func toolWrites(tool string, in *toolInput) []string {
 			}
 		}
 	}
-	return files
+	return uniq(files)
 }
+
+// maxToolFiles bounds the files of one tool call that the rules with
+// writes check, each against every glob and after following its links: a
+// call that writes more is asked by the rules that apply to the tool.
+const maxToolFiles = 1024
 
 // fileSource and fileTarget are the roles of a file tool's keys.
 const (
