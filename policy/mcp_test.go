@@ -170,3 +170,38 @@ func TestToolWritesMany(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPWordsBothWays builds, for every verb of the catalog's [mcp]
+// table, a tool that names a VM with it, verb first and verb last, and
+// wants the verb's effect; the same call quoted in another server's tool
+// and a read-only sibling of the same server must pass.
+func TestMCPWordsBothWays(t *testing.T) {
+	p := newPolicy(t, "")
+	want := map[string]Effect{"read": None, "change": Protect, "machine": Protect, "create": None, "destroy": Deny, "exec": Ask}
+	for class, verbs := range catalogConfig().MCP.Verbs {
+		for _, verb := range verbs {
+			for _, tool := range []string{verb + "_vm", "vm_" + verb} {
+				input := json.RawMessage(`{"vm_name":"web-01"}`)
+				v := p.Classify(Call{Tool: "mcp__lab__" + tool, Input: input})
+				w := want[class]
+				if tool == "destroy_vm" || tool == "vm_destroy" {
+					// Not a domain: the VM is deleted.
+					w = Deny
+				}
+				if v.Effect != w {
+					t.Errorf("%s (%s): got %s (%s: %s), want %s", tool, class, v.Effect, v.Rule, v.Reason, w)
+				}
+				if w >= Protect && w != Ask && w != Deny && !slices.Equal(v.Targets, []string{"web-01"}) {
+					t.Errorf("%s: targets %q, want web-01", tool, v.Targets)
+				}
+				quoted, _ := json.Marshal(map[string]string{"body": "mcp__lab__" + tool + ` {"vm_name":"web-01"}`})
+				if v := p.Classify(Call{Tool: "mcp__github__add_comment", Input: quoted}); v.Effect != None {
+					t.Errorf("%s quoted: got %s (%s: %s), want none", tool, v.Effect, v.Rule, v.Reason)
+				}
+				if v := p.Classify(Call{Tool: "mcp__lab__get_vm", Input: input}); v.Effect != None {
+					t.Errorf("the read sibling of %s: got %s", tool, v.Effect)
+				}
+			}
+		}
+	}
+}
