@@ -281,26 +281,30 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 	prog := w.programOf(name)
 	execish := w.execish(name, prog)
 	if execish {
-		code, ok := w.commandOf(in.obj, prog)
+		codes := w.commandsOf(in.obj, prog)
 		subcommand := false
-		if !ok && prog != "" {
+		if len(codes) == 0 && prog != "" {
 			// A program's tool that takes its subcommand as an action
 			// ({"action": "destroy"} of a terraform tool) runs that.
-			if a := keys.strings("action"); len(a) > 0 && subcommandRE.MatchString(a[0]) {
-				code, ok, subcommand = prog+" "+a[0], true, true
+			for _, a := range keys.strings("action") {
+				if subcommandRE.MatchString(a) {
+					codes, subcommand = append(codes, prog+" "+a), true
+				}
 			}
 		}
-		if ok {
+		if len(codes) > 0 {
 			at := w.placeOf(name, keys)
-			if w.hasNoun(name.words, "powershell") {
-				code = "pwsh -NoProfile -Command " + shellQuote(code)
-			}
-			p.judgeCode(code, at, c.Cwd, 0, func(m Match) {
-				if m.Kind == KindInvocation && at == nil && len(m.Via) == 0 {
-					m.Via = []string{c.Tool}
+			for _, code := range codes {
+				if w.hasNoun(name.words, "powershell") {
+					code = "pwsh -NoProfile -Command " + shellQuote(code)
 				}
-				add(m)
-			})
+				p.judgeCode(code, at, c.Cwd, 0, func(m Match) {
+					if m.Kind == KindInvocation && at == nil && len(m.Via) == 0 {
+						m.Via = []string{c.Tool}
+					}
+					add(m)
+				})
+			}
 			if subcommand {
 				// Its other words and keys still say what it does
 				// (aws_ec2 {"action": "terminate", "instanceIds": [...]}).
@@ -313,12 +317,18 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 		}
 	}
 	if depth == 0 {
-		if sub, input, ok := w.dispatched(in.obj); ok {
+		if subs, input := w.dispatched(in.obj); len(subs) > 0 {
 			subIn := toolInput{obj: input}
-			return p.judgeMCP(Call{Tool: "mcp__" + name.server + "__" + sub, Cwd: c.Cwd}, &subIn, depth+1, func(m Match) {
-				m.Source = c.Tool + " " + sub
-				add(m)
-			})
+			judged := false
+			for _, sub := range subs {
+				judged = p.judgeMCP(Call{Tool: "mcp__" + name.server + "__" + sub, Cwd: c.Cwd}, &subIn, depth+1, func(m Match) {
+					m.Source = c.Tool + " " + sub
+					add(m)
+				}) || judged
+			}
+			if judged {
+				return true
+			}
 		}
 	}
 	m, ok := w.judgeWords(name, keys, execish)
@@ -486,22 +496,25 @@ func (w *mcpWords) programOf(name mcpName) string {
 	return ""
 }
 
-// commandOf returns the command line an exec tool's input holds: its
+// commandsOf returns the command lines an exec tool's input holds: its
 // command (a string, or an argv array), its options (a flags object) and
-// its arguments, with the program its name says in front when the
-// command does not start with it. An argv array's words are quoted, as
-// the program receives them without a shell.
-func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
-	var cmd, flags, args string
+// its arguments, with the program its name says in front when the command
+// does not start with it. An argv array's words are quoted, as the program
+// receives them without a shell. An input with several command or
+// argument keys ({"cmd": "ls", "command": "reboot"}) gives a line for each
+// pairing: the server reads one of them, and rewind cannot tell which.
+func (w *mcpWords) commandsOf(obj map[string]any, prog string) []string {
+	var cmds, argss []string
+	flags := ""
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := commandText(obj[k], lineKey(k)); ok && cmd == "" {
-				cmd = s
+			if s, ok := commandText(obj[k], lineKey(k)); ok {
+				cmds = append(cmds, s)
 			}
 		case "args":
-			if s, ok := commandText(obj[k], false); ok && args == "" {
-				args = s
+			if s, ok := commandText(obj[k], false); ok {
+				argss = append(argss, s)
 			}
 		case "flags":
 			if m, ok := obj[k].(map[string]any); ok && flags == "" {
@@ -509,9 +522,31 @@ func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
 			}
 		}
 	}
-	if cmd == "" && args == "" {
-		return "", false
+	if len(cmds)+len(argss) == 0 {
+		return nil
 	}
+	if len(cmds) == 0 {
+		cmds = []string{""}
+	}
+	if len(argss) == 0 {
+		argss = []string{""}
+	}
+	var lines []string
+	for _, cmd := range cmds[:min(len(cmds), maxMCPCommands)] {
+		for _, args := range argss[:min(len(argss), maxMCPCommands)] {
+			lines = append(lines, commandLine(prog, cmd, flags, args))
+		}
+	}
+	return lines
+}
+
+// maxMCPCommands bounds the command and argument keys of one input that
+// are paired into command lines.
+const maxMCPCommands = 4
+
+// commandLine joins a command, its options and its arguments, with the
+// program in front when the command does not start with it.
+func commandLine(prog, cmd, flags, args string) string {
 	var parts []string
 	if prog != "" {
 		first, _, _ := strings.Cut(strings.TrimSpace(cmd+" "+args), " ")
@@ -524,7 +559,7 @@ func (w *mcpWords) commandOf(obj map[string]any, prog string) (string, bool) {
 			parts = append(parts, p)
 		}
 	}
-	return strings.Join(parts, " "), true
+	return strings.Join(parts, " ")
 }
 
 // lineKey reports whether a command key holds a list of command lines
@@ -645,15 +680,15 @@ var toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`
 // dispatched reads a tool that calls another tool by name: a command key
 // naming it ({"command": "compute_vm_delete", "parameters": {...}}, as
 // the Azure MCP server's namespace tools take) and an object of its
-// arguments.
-func (w *mcpWords) dispatched(obj map[string]any) (string, map[string]any, bool) {
-	var sub string
+// arguments. Every command key that names a tool counts.
+func (w *mcpWords) dispatched(obj map[string]any) ([]string, map[string]any) {
+	var subs []string
 	var args map[string]any
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && sub == "" {
-				sub = s
+			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && len(subs) < maxMCPCommands {
+				subs = append(subs, s)
 			}
 		case "args":
 			if m, ok := obj[k].(map[string]any); ok && args == nil {
@@ -661,11 +696,8 @@ func (w *mcpWords) dispatched(obj map[string]any) (string, map[string]any, bool)
 			}
 		}
 	}
-	if sub == "" {
-		return "", nil, false
-	}
 	if args == nil {
 		args = map[string]any{}
 	}
-	return sub, args, true
+	return subs, args
 }
