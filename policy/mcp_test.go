@@ -205,3 +205,27 @@ func TestMCPWordsBothWays(t *testing.T) {
 		}
 	}
 }
+
+// FuzzMCPTool judges MCP tool calls of any name and input, seeded from
+// the real-server table: no panic, and the same verdict every time
+// (targets in the same order), whatever order Go's maps iterate in.
+func FuzzMCPTool(f *testing.F) {
+	for _, s := range readMCPServers(f).Servers {
+		for _, c := range s.Calls {
+			f.Add("mcp__"+s.Name+"__"+c.Tool, []byte(c.Input))
+		}
+	}
+	p := newPolicy(f, "")
+	f.Fuzz(func(t *testing.T, tool string, input []byte) {
+		if !strings.HasPrefix(tool, "mcp__") {
+			tool = "mcp__x__" + tool
+		}
+		v := p.Classify(Call{Tool: tool, Input: input})
+		for range 3 {
+			w := p.Classify(Call{Tool: tool, Input: input})
+			if w.Effect != v.Effect || !slices.Equal(w.Targets, v.Targets) || w.Reason != v.Reason {
+				t.Fatalf("%s %q: %s %q, then %s %q", tool, input, v.Effect, v.Targets, w.Effect, w.Targets)
+			}
+		}
+	})
+}
