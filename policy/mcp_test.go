@@ -229,3 +229,61 @@ func FuzzMCPTool(f *testing.F) {
 		}
 	})
 }
+
+// TestMCPConfig: a config's [mcp] words add to the catalog's and move a
+// word to another class; an untrusted project's only tighten, a trusted
+// one's move words too; a broken table is one error per problem.
+func TestMCPConfig(t *testing.T) {
+	reset := Call{Tool: "mcp__lab__reset_vm", Input: json.RawMessage(`{"vm_name":"web-01"}`)}
+	frob := Call{Tool: "mcp__lab__frob_vm", Input: json.RawMessage(`{"vm_name":"web-01"}`)}
+	remote := Call{Tool: "mcp__prod__exec", Input: json.RawMessage(`{"command":"sudo reboot"}`)}
+	user := "[mcp.verbs]\nread = [\"reset\"]\ndestroy = [\"frob\"]\n[mcp.nouns]\nremote = [\"prod\"]\n"
+	p := newPolicy(t, user)
+	for _, tt := range []struct {
+		c    Call
+		want Effect
+	}{{reset, None}, {frob, Deny}, {remote, Ask}} {
+		if v := p.Classify(tt.c); v.Effect != tt.want {
+			t.Errorf("user words, %s: got %s (%s), want %s", tt.c.Tool, v.Effect, v.Reason, tt.want)
+		}
+	}
+	if v := newPolicy(t, "").Classify(remote); v.Effect != None {
+		t.Errorf("without the user's words, %s runs here: got %s, want none", remote.Tool, v.Effect)
+	}
+
+	// An untrusted project cannot make the catalog's reset a read.
+	l := newLab(t, labUserConfig)
+	path := l.projectConfig("[mcp.verbs]\nread = [\"reset\"]\ndestroy = [\"frob\"]\n")
+	_, up := l.find()
+	for _, tt := range []struct {
+		c    Call
+		want Effect
+	}{{reset, Protect}, {frob, Deny}} {
+		if v := up.Classify(tt.c); v.Effect != tt.want {
+			t.Errorf("untrusted project, %s: got %s (%s), want %s", tt.c.Tool, v.Effect, v.Reason, tt.want)
+		}
+	}
+	// Trusted, it moves the word.
+	if _, _, err := Trust(path, l.getenv); err != nil {
+		t.Fatal(err)
+	}
+	_, tp := l.find()
+	if v := tp.Classify(reset); v.Effect != None {
+		t.Errorf("trusted project, reset: got %s (%s), want none", v.Effect, v.Reason)
+	}
+
+	for _, tt := range []struct{ config, want string }{
+		{"[mcp.verbs]\nzap = [\"x\"]\n", `test.toml:2: mcp.verbs.zap: unknown class "zap" (want one of read, change`},
+		{"[mcp.verbs]\nread = [\"two words\"]\n", `test.toml:2: mcp.verbs.read: "two words": want one word`},
+		{"[mcp.verbs]\nread = [\"reset\"]\nchange = [\"reset\"]\n", `test.toml:2: mcp.verbs.read: "reset" is in change too`},
+		{"[mcp.keys]\nvm = [\"vm_name\"]\nhost = [\"vmName\"]\n", `test.toml:2: mcp.keys.vm: "vm_name" is in host too`},
+		{"[mcp.phrases]\nchange = [\"destroy\"]\n", `test.toml:2: mcp.phrases.change: "destroy": want two words`},
+		{"[mcp.flag_prefix]\ngovc = \"+\"\n", `test.toml:2: mcp.flag_prefix.govc: want "-", "--" or "/", got "+"`},
+		{"[mcp]\nverbs = 3\n", `test.toml:2: mcp.verbs: `},
+	} {
+		_, err := Parse("test.toml", []byte(tt.config))
+		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+			t.Errorf("%q: got %v, want %s...", tt.config, err, tt.want)
+		}
+	}
+}

@@ -62,12 +62,21 @@ func (c *MCPConfig) empty() bool {
 // mcp checks the [mcp] table: known classes, and words that are words.
 func (v *validator) mcp(c *MCPConfig) {
 	check := func(table string, m map[string][]string, classes []string, words int) {
+		seen := map[string]string{}
 		for _, class := range slices.Sorted(maps.Keys(m)) {
 			if !slices.Contains(classes, class) {
 				v.fail("mcp."+table, -1, class, "unknown class %q (want one of %s)", class, strings.Join(classes, ", "))
 				continue
 			}
 			for _, w := range m[class] {
+				fold := strings.ToLower(w)
+				if table == "keys" {
+					fold = foldMCPKey(w)
+				}
+				if other, ok := seen[fold]; ok && other != class {
+					v.fail("mcp."+table, -1, class, "%q is in %s too", w, other)
+				}
+				seen[fold] = class
 				if n := len(strings.Fields(w)); n != words || strings.TrimSpace(w) != w {
 					want := "one word"
 					if words == 2 {
@@ -100,6 +109,54 @@ func (v *validator) mcp(c *MCPConfig) {
 	for p, prefix := range c.FlagPrefix {
 		if prefix != "-" && prefix != "--" && prefix != "/" {
 			v.fail("mcp.flag_prefix", -1, p, "want \"-\", \"--\" or \"/\", got %q", prefix)
+		}
+	}
+}
+
+// layOver lays a trusted project's [mcp] table over c, the user's: its
+// words join c's, and a word it puts in another class leaves c's.
+func (c *MCPConfig) layOver(proj *MCPConfig) {
+	for _, pair := range []struct {
+		dst *map[string][]string
+		src map[string][]string
+		key bool
+	}{{&c.Verbs, proj.Verbs, false}, {&c.Nouns, proj.Nouns, false}, {&c.Keys, proj.Keys, true},
+		{&c.Types, proj.Types, false}, {&c.Phrases, proj.Phrases, false}} {
+		if len(pair.src) == 0 {
+			continue
+		}
+		fold := strings.ToLower
+		if pair.key {
+			fold = foldMCPKey
+		}
+		out := map[string][]string{}
+		for class, words := range *pair.dst {
+			for _, w := range words {
+				moved := false
+				for pc, pw := range pair.src {
+					moved = moved || pc != class && slices.ContainsFunc(pw, func(x string) bool { return fold(x) == fold(w) })
+				}
+				if !moved {
+					out[class] = append(out[class], w)
+				}
+			}
+		}
+		for class, words := range pair.src {
+			out[class] = append(out[class], words...)
+		}
+		*pair.dst = out
+	}
+	for _, pair := range []struct {
+		dst *map[string]string
+		src map[string]string
+	}{{&c.Programs, proj.Programs}, {&c.FlagPrefix, proj.FlagPrefix}} {
+		if len(pair.src) > 0 {
+			m := maps.Clone(*pair.dst)
+			if m == nil {
+				m = map[string]string{}
+			}
+			maps.Copy(m, pair.src)
+			*pair.dst = m
 		}
 	}
 }
