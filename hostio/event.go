@@ -194,6 +194,9 @@ func (e *EventError) Is(target error) bool { return target == ErrNotPreToolUse }
 type MalformedError struct {
 	// Reason says what is wrong, for a person.
 	Reason string
+	// Partial is what could still be read of the event, set by Decode
+	// when a tool name could be: the call is judged by it.
+	Partial *Partial
 }
 
 func (e *MalformedError) Error() string { return "malformed hook event: " + e.Reason }
@@ -248,6 +251,9 @@ func Decode(r io.Reader, h Host) (*Event, error) {
 	}
 	ev, err := decodeHost(h, data)
 	if err != nil {
+		if me, ok := err.(*MalformedError); ok {
+			me.Partial = readPartial(h, data)
+		}
 		return nil, err
 	}
 	// Every host's ToolInput comes out of json.Unmarshal or json.Valid.

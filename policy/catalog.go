@@ -162,6 +162,14 @@ func parseCatalog(fsys fs.FS) (*Config, error) {
 		for i := range cfg.Tests {
 			check("test", i, &cfg.Tests[i].Family, true)
 		}
+		if !cfg.MCP.empty() {
+			// The words are one family's, which [catalog] disable turns
+			// off as a whole.
+			if name != mcpFamily {
+				errs = append(errs, fmt.Errorf("%s: an [mcp] table belongs in %s", file, catalogPath(mcpFamily)))
+			}
+			out.MCP = cfg.MCP
+		}
 		out.Servers = append(out.Servers, cfg.Servers...)
 		out.Tools = append(out.Tools, cfg.Tools...)
 		out.Commands = append(out.Commands, cfg.Commands...)
@@ -317,6 +325,9 @@ func (p *Policy) rules(own string, ownServers int) []RuleInfo {
 	}
 	for _, t := range p.tools {
 		out = append(out, RuleInfo{Kind: "tool", Origin: origin(t.label), Name: t.label, Family: t.src.Family, Effect: t.src.Effect, Reason: t.src.Reason, Conditions: toolConditions(*t.src)})
+	}
+	if p.cfg != nil {
+		out = append(out, p.mcpRules(own)...)
 	}
 	for i, s := range p.servers {
 		o := own

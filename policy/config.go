@@ -31,7 +31,11 @@ type Config struct {
 	// a rule naming the one matches the other. They add to the catalog's.
 	SubcommandAliases map[string]map[string]string
 	// Catalog holds the [catalog] table: the built-in families turned off.
-	Catalog  CatalogConfig
+	Catalog CatalogConfig
+	// MCP holds the [mcp] table: the words and input keys by which a tool
+	// of an MCP server that no rule lists is judged. They add to the
+	// catalog's.
+	MCP      MCPConfig
 	Servers  []ServerRule
 	Tools    []ToolRule
 	Commands []CommandRule
@@ -381,6 +385,7 @@ type fileConfig struct {
 	ValueOptions map[string][]string          `toml:"value_options"`
 	Aliases      map[string]map[string]string `toml:"subcommand_aliases"`
 	Catalog      CatalogConfig                `toml:"catalog"`
+	MCP          MCPConfig                    `toml:"mcp"`
 	Servers      []ServerRule                 `toml:"server"`
 	Tools        []fileTool                   `toml:"tool"`
 	Commands     []fileCommand                `toml:"command"`
@@ -565,6 +570,7 @@ func (v *validator) config(f *fileConfig) *Config {
 		ValueOptions:      f.ValueOptions,
 		SubcommandAliases: f.Aliases,
 		Catalog:           f.Catalog,
+		MCP:               f.MCP,
 		Servers:           f.Servers,
 		Hook: HookConfig{
 			Budget:    f.Hook.Budget.v,
@@ -613,6 +619,7 @@ func (v *validator) config(f *fileConfig) *Config {
 		}
 	}
 	v.disable(cfg.Catalog.Disable)
+	v.mcp(&cfg.MCP)
 	for i, s := range f.Servers {
 		if s.Name == "" || strings.Contains(s.Name, "__") {
 			v.fail("server", i, "name", "want the MCP server's name, got %q", s.Name)

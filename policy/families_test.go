@@ -181,21 +181,21 @@ func TestDisableFamily(t *testing.T) {
 		})
 	}
 	off := map[string]string{
-		"winrm":       "winrs -r:web-01 net stop w3svc",
-		"psexec":      "psexec //web-01 -s net stop w3svc",
-		"hyperv":      "pwsh -c 'Checkpoint-VM -Name web-01'",
-		"azure":       "az vm stop -g rg -n web-01",
-		"gcloud":      "gcloud compute ssh web-01 --command 'sudo reboot'",
-		"aws":         "aws ssm send-command --instance-ids i-1 --document-name AWS-RunShellScript --parameters commands=reboot",
-		"terraform":   "terraform destroy",
-		"pulumi":      "pulumi up",
-		"ssh":         "ssh web-01 sudo reboot",
-		"scp":         "scp app.conf web-01:/etc/",
-		"rsync":       "rsync -a site/ web-01:/var/www/",
-		"govc":        "govc vm.power -off web-01",
-		"ansible":     "ansible-playbook site.yml -l web-01",
-		"powercli":    "pwsh -c 'New-HardDisk -VM web-01 -CapacityGB 10'",
-		"mcp-vsphere": "",
+		"winrm":     "winrs -r:web-01 net stop w3svc",
+		"psexec":    "psexec //web-01 -s net stop w3svc",
+		"hyperv":    "pwsh -c 'Checkpoint-VM -Name web-01'",
+		"azure":     "az vm stop -g rg -n web-01",
+		"gcloud":    "gcloud compute ssh web-01 --command 'sudo reboot'",
+		"aws":       "aws ssm send-command --instance-ids i-1 --document-name AWS-RunShellScript --parameters commands=reboot",
+		"terraform": "terraform destroy",
+		"pulumi":    "pulumi up",
+		"ssh":       "ssh web-01 sudo reboot",
+		"scp":       "scp app.conf web-01:/etc/",
+		"rsync":     "rsync -a site/ web-01:/var/www/",
+		"govc":      "govc vm.power -off web-01",
+		"ansible":   "ansible-playbook site.yml -l web-01",
+		"powercli":  "pwsh -c 'New-HardDisk -VM web-01 -CapacityGB 10'",
+		"mcp":       "",
 	}
 	for fam, cmd := range off {
 		if cmd == "" {
@@ -210,9 +210,16 @@ func TestDisableFamily(t *testing.T) {
 			t.Errorf("%s with %s disabled: got %s (%s: %s), want none", cmd, fam, v.Effect, v.Rule, v.Reason)
 		}
 	}
-	p := newPolicy(t, "[catalog]\ndisable = [\"mcp-vsphere\"]\n")
-	if v := p.Classify(Call{Tool: "mcp__vsphere__power_off_vm", Input: []byte(`{"vm_name":"web-01"}`)}); v.Effect != None {
-		t.Errorf("mcp tool with mcp-vsphere disabled: got %s", v.Effect)
+	// The mcp family's former name turns it off too.
+	for _, name := range []string{"mcp", "mcp-vsphere"} {
+		p := newPolicy(t, "[catalog]\ndisable = [\""+name+"\"]\n")
+		if v := p.Classify(Call{Tool: "mcp__vsphere__power_off_vm", Input: []byte(`{"vm_name":"web-01"}`)}); v.Effect != None {
+			t.Errorf("mcp tool with %s disabled: got %s", name, v.Effect)
+		}
+		// rewind's own server is judged as ever.
+		if v := p.Classify(Call{Tool: "mcp__rewind__zerto_rewind", Input: []byte(`{"id":"x","mode":"restore"}`)}); v.Effect != Ask {
+			t.Errorf("rewind's restore with %s disabled: got %s", name, v.Effect)
+		}
 	}
 }
 

@@ -24,6 +24,10 @@ const remoteFamily = "remote"
 // disabled either.
 const rewindFamily = "rewind"
 
+// oldMCPFamily is the mcp family's former name, which [catalog] disable
+// still takes.
+const oldMCPFamily = "mcp-vsphere"
+
 // Families returns the names of the built-in catalog's families, sorted.
 func Families() []string {
 	var out []string
@@ -52,7 +56,11 @@ func (v *validator) disable(names []string) {
 			known = append(known, f)
 		}
 	}
-	for _, n := range names {
+	for i, n := range names {
+		if n == oldMCPFamily {
+			// The family's name before it judged every server's tools.
+			names[i], n = mcpFamily, mcpFamily
+		}
 		switch {
 		case n == remoteFamily:
 			v.fail("catalog", -1, "disable", "family %q judges the commands every other family runs on a host; it cannot be disabled", n)

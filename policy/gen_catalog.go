@@ -32,9 +32,10 @@ var generatedCatalog = &Config{
 	Tools: %#v,
 	Commands: %#v,
 	Tests: %#v,
+	MCP: %#v,
 }
-`, cfg.Path, cfg.ValueOptions, cfg.SubcommandAliases, cfg.Servers, cfg.Tools, cfg.Commands, cfg.Tests)
-	for _, typ := range []string{"ServerRule", "ToolRule", "CommandRule", "TestCase"} {
+`, cfg.Path, cfg.ValueOptions, cfg.SubcommandAliases, cfg.Servers, cfg.Tools, cfg.Commands, cfg.Tests, cfg.MCP)
+	for _, typ := range []string{"ServerRule", "ToolRule", "CommandRule", "TestCase", "MCPConfig"} {
 		src = strings.ReplaceAll(src, "policy."+typ, typ)
 	}
 	out, err := format.Source([]byte(src))

@@ -308,6 +308,7 @@ func overlay(cfg, proj *Config, set map[string]bool) {
 		cfg.Targets.Aliases = aliases
 	}
 	cfg.ValueOptions = mergeLists(cfg.ValueOptions, proj.ValueOptions)
+	cfg.MCP.layOver(&proj.MCP)
 	if len(proj.SubcommandAliases) > 0 {
 		m := make(map[string]map[string]string)
 		for _, src := range []map[string]map[string]string{cfg.SubcommandAliases, proj.SubcommandAliases} {

@@ -160,8 +160,11 @@ effect = "none"
 		// The project lists it: none.
 		"mcp__lab__status": None,
 		// Nobody lists it: the project's guarded server asks.
-		"mcp__lab__reset":     Ask,
-		"mcp__vsphere__frob":  Ask,
+		"mcp__lab__frobnicate": Ask,
+		"mcp__vsphere__frob":   Ask,
+		// Its words say it changes the VM its input names: a checkpoint
+		// first, as on any server.
+		"mcp__lab__reset":     Protect,
 		"mcp__other__anytool": None,
 		// The catalog protects it; the project's none does not count.
 		"mcp__vsphere__power_off_vm": Protect,

@@ -41,6 +41,9 @@ type Policy struct {
 	tighten []*Policy
 	// tightens marks such a policy: it turns no catalog family off.
 	tightens bool
+	// mcp are the words and keys that judge a tool of an MCP server no
+	// rule lists (see judgeMCP): the catalog's and the config's.
+	mcp *mcpWords
 }
 
 // testSet is the [[test]] cases of one config file, kept as the file has
@@ -91,6 +94,11 @@ func New(cfg *Config) (*Policy, error) {
 		}
 	}
 	p.servers = append(user.servers, cat.servers...)
+	p.mcp = &mcpWords{}
+	if !p.disabled(mcpFamily) {
+		p.mcp.add(&catalogConfig().MCP)
+	}
+	p.mcp.add(&cfg.MCP)
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
@@ -139,6 +147,10 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 	}
 	t.byName, t.unnamed = indexRules(t.commands)
 	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
+	// Its words add to the policy's, and judge the commands MCP tools run
+	// by its own rules.
+	t.mcp = p.mcp.clone()
+	t.mcp.add(&tc.MCP)
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
 		for k, v := range m {
@@ -286,8 +298,9 @@ func (p *Policy) Classify(c Call) Verdict {
 func stricter(v, t Verdict) Verdict {
 	matches := append([]Match(nil), v.Matches...)
 	for _, m := range t.Matches {
-		// A piece no rule of t judged adds nothing to explain.
-		if m.Rule != "" {
+		// A piece no rule of t judged adds nothing to explain, nor one
+		// judged alike already (the words of MCP tools, which t shares).
+		if m.Rule != "" && !slices.ContainsFunc(v.Matches, func(x Match) bool { return sameMatch(x, m) }) {
 			matches = append(matches, m)
 		}
 	}
@@ -297,6 +310,12 @@ func stricter(v, t Verdict) Verdict {
 	out := combine(matches)
 	out.Invocations = v.Invocations
 	return out
+}
+
+// sameMatch reports whether two matches judge a piece alike.
+func sameMatch(a, b Match) bool {
+	return a.Kind == b.Kind && a.Source == b.Source && a.Effect == b.Effect && a.Rule == b.Rule &&
+		a.Host == b.Host && slices.Equal(a.Targets, b.Targets)
 }
 
 // shellCommand reads a shell tool's command: a string, or an argv array as
@@ -686,10 +705,11 @@ func combine(matches []Match) Verdict {
 	return v
 }
 
-// classifyTool judges a tool call by the tool rules, and the files it
-// writes by the rules with writes. listed reports whether a tool rule
-// matched, which keeps a guarded server's "ask" for its unlisted tools
-// away (see unlistedTool).
+// classifyTool judges a tool call by the tool rules, else, for an MCP
+// tool, by its words (see judgeMCP), and the files it writes by the rules
+// with writes. listed reports whether a tool rule matched or the words
+// judged the tool, which keeps a guarded server's "ask" for its unlisted
+// tools away (see unlistedTool).
 func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	m := Match{Kind: KindTool, Source: c.Tool}
 	snake := snakeCase(c.Tool)
@@ -708,18 +728,37 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		listed = true
 		break
 	}
-	if sm, ok := p.toolReadsSecret(in, c.Cwd); ok && sm.Effect > m.Effect {
-		m.Effect, m.Rule, m.Reason, m.Targets = sm.Effect, sm.Rule, sm.Reason, nil
+	matches := []Match{m}
+	if !listed {
+		var words []Match
+		if p.judgeMCP(c, in, 0, func(x Match) { words = append(words, x) }) {
+			matches, listed = words, true
+		}
 	}
-	wm, ok := p.judgeWrites(p.writes, writtenNames(toolWrites(in)), c.Cwd, func(r *writeRule) bool {
-		return r.tool != nil && r.tool.match(c.Tool, snake, in)
-	})
-	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+	if sm, ok := p.toolReadsSecret(in, c.Cwd); ok {
+		sm.Kind, sm.Source = KindTool, c.Tool
+		matches = append(matches, sm)
+	}
+	applies := func(r *writeRule) bool { return r.tool != nil && r.tool.match(c.Tool, snake, in) }
+	files := toolWrites(c.Tool, in)
+	if len(files) > maxToolFiles {
+		for _, r := range p.writes {
+			if applies(r) && r.effect() > None {
+				matches = append(matches, Match{Kind: KindTool, Source: c.Tool, Effect: r.effect(), Rule: r.label(),
+					Reason: fmt.Sprintf("the call writes %d files, more than rewind checks (%d): %s", len(files), maxToolFiles, r.reason())})
+				break
+			}
+		}
+		files = files[:maxToolFiles]
+	}
+	wm, ok := p.judgeWrites(p.writes, writtenNames(files), c.Cwd, applies)
+	if ok {
 		// A rule on the files written does not list the tool: a guarded
 		// server still asks about it.
-		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+		wm.Kind, wm.Source = KindTool, c.Tool
+		matches = append(matches, wm)
 	}
-	return combine([]Match{m}), listed
+	return combine(matches), listed
 }
 
 // unlistedTool asks about a tool of a guarded server that no rule lists.

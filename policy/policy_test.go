@@ -297,7 +297,8 @@ func TestCatalogIsConfig(t *testing.T) {
 	}
 	if !reflect.DeepEqual(cfg.ValueOptions, want.ValueOptions) || !reflect.DeepEqual(cfg.SubcommandAliases, want.SubcommandAliases) ||
 		!reflect.DeepEqual(cfg.Servers, want.Servers) || !reflect.DeepEqual(cfg.Tools, want.Tools) ||
-		!reflect.DeepEqual(cfg.Commands, want.Commands) || !reflect.DeepEqual(cfg.Tests, want.Tests) {
+		!reflect.DeepEqual(cfg.Commands, want.Commands) || !reflect.DeepEqual(cfg.Tests, want.Tests) ||
+		!reflect.DeepEqual(cfg.MCP, want.MCP) {
 		t.Fatal("Catalog() does not hold the rules of the catalog's files")
 	}
 }

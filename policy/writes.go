@@ -5,6 +5,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -475,13 +476,33 @@ func joinDir(dir, name string) string {
 	return path.Join(filepath.ToSlash(dir), name)
 }
 
-// toolWrites returns the files a tool call writes: its file path, and the
-// files an apply_patch style patch adds, updates, deletes or moves to.
-func toolWrites(in *toolInput) []string {
+// toolWrites returns the files a tool call writes: its file path, every
+// other key that names a file it writes, moves or removes (a move's
+// source too: moving .rewind.toml away removes it), and the files an
+// apply_patch style patch adds, updates, deletes or moves to. A copy's
+// source is read, not written.
+func toolWrites(tool string, in *toolInput) []string {
 	files := append([]string(nil), in.paths...)
-	for _, k := range []string{"destination", "new_path", "target"} {
-		if p, ok := in.obj[k].(string); ok && p != "" {
-			files = append(files, p)
+	copies := slices.ContainsFunc(toolWords(tool), func(w string) bool { return w == "copy" || w == "cp" || w == "duplicate" })
+	var keys []string
+	for k := range in.obj {
+		if role, ok := fileKeys[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		switch v := in.obj[k].(type) {
+		case string:
+			if v != "" {
+				files = append(files, v)
+			}
+		case []any:
+			for _, e := range v {
+				if p, ok := fileOf(e); ok {
+					files = append(files, p)
+				}
+			}
 		}
 	}
 	for _, k := range []string{"input", "patch"} {
@@ -518,7 +539,48 @@ func patchFiles(text string) []string {
 			}
 		}
 	}
-	return files
+	return uniq(files)
+}
+
+// maxToolFiles bounds the files of one tool call that the rules with
+// writes check, each against every glob and after following its links: a
+// call that writes more is asked by the rules that apply to the tool.
+const maxToolFiles = 1024
+
+// fileSource and fileTarget are the roles of a file tool's keys.
+const (
+	fileSource = iota
+	fileTarget
+)
+
+// fileKeys are the keys of file tools that name a file the call writes,
+// moves or removes, folded as MCP keys are (see foldMCPKey): the
+// filesystem servers' source and destination, from and to, old and new
+// paths, and lists of paths.
+var fileKeys = map[string]int{
+	"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
+	"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
+	"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
+	"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
+	"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
+	"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
+	"notebookpath": fileTarget,
+}
+
+// fileOf reads a file name from a list element: a string, or an object's
+// path (edit lists such as [{"path": ...}]).
+func fileOf(v any) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, v != ""
+	case map[string]any:
+		for _, k := range []string{"path", "file_path", "filePath", "file"} {
+			if s, ok := v[k].(string); ok && s != "" {
+				return s, true
+			}
+		}
+	}
+	return "", false
 }
 
 // ownFileGlobs makes globs of rewind's own files and folders: each path

@@ -220,6 +220,10 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 			r.record(audit.DecisionAsk, d, policy.Verdict{})
 			return d
 		}
+		var me *hostio.MalformedError
+		if errors.As(err, &me) && me.Partial != nil {
+			return r.unread(me)
+		}
 		return r.internalError(err)
 	}
 	r.ev = ev
@@ -228,6 +232,45 @@ func (r *run) decideEvent(ctx context.Context, stdin io.Reader) (d hostio.Decisi
 		return hostio.Decision{}
 	}
 	return r.judge(ctx)
+}
+
+// unread answers an event the decoder refused but whose tool name could
+// still be read: by what the policy could make of that tool whatever its
+// input (see policy.Policy.ClassifyUnread). A tool that could change a
+// VM is asked (denied where every reading is a deny, or under
+// hook.on_error = deny); only one whose name says it cannot follows
+// hook.on_error.
+func (r *run) unread(me *hostio.MalformedError) hostio.Decision {
+	p := me.Partial
+	cwd := p.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	r.ev = &hostio.Event{HookEventName: "PreToolUse", ToolName: strings.Join(p.Tools, " "), Cwd: p.Cwd}
+	cfg, err := policy.Find(r.opts.ConfigPath, cwd, r.getenv)
+	if err != nil {
+		cfg = policy.Fallback(err)
+	}
+	r.onError, r.budget, r.targets = cfg.Hook.OnError, cfg.Hook.Budget, cfg.Targets
+	r.configured <- settings{budget: r.budget, onError: r.onError}
+	pol, err := policy.New(cfg)
+	if err != nil {
+		return r.internalError(me)
+	}
+	v := pol.ClassifyUnread(p.Tools)
+	r.verdict = v
+	if v.Effect == policy.None {
+		return r.internalError(me)
+	}
+	reason := fmt.Sprintf("rewind: %v, and %s", me, Describe(v))
+	d := hostio.Decision{Permission: hostio.Ask, Reason: reason, SystemMessage: "rewind: " + me.Error()}
+	decision := audit.DecisionAsk
+	if v.Effect == policy.Deny || r.onError == "deny" {
+		d.Permission, decision = hostio.Deny, audit.DecisionDeny
+	}
+	r.record(decision, d, v)
+	r.rec.Error = me.Error()
+	return d
 }
 
 // judge decides on the decoded event r.ev: the config, the policy's
