@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -118,10 +119,27 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 		cfg.Sources[u.src].Ignored = tightenSettings(cfg, u.proj, u.set)
 		cfg.Tighten = append(cfg.Tighten, u.proj)
 	}
+	// The secret files the config in force names (the user's, or a
+	// trusted project's: an untrusted one's [zerto] is ignored) are
+	// rewind's own: reading one is asked, and so is writing one.
+	for _, f := range []string{cfg.Zerto.ClientSecretFile, cfg.Zerto.PasswordFile} {
+		if f = expandTilde(f, cfg.Home); f != "" && filepath.IsAbs(f) {
+			cfg.SecretFiles = append(cfg.SecretFiles, filepath.Clean(f))
+			cfg.OwnFiles = append(cfg.OwnFiles, filepath.Clean(f))
+		}
+	}
 	if len(broken) > 0 {
 		return nil, &LoadError{Err: errors.Join(broken...), Fallback: cfg}
 	}
 	return cfg, nil
+}
+
+// expandTilde expands a leading ~/ to home.
+func expandTilde(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+		return filepath.Join(home, rest)
+	}
+	return p
 }
 
 // LoadError is a config file that cannot be used: unreadable, or with an

@@ -36,8 +36,8 @@ func secretFiles(getenv func(string) string) []string {
 	if dir := userCacheDir(getenv); dir != "" {
 		add(filepath.Join(dir, "rewind"))
 	}
-	add(getenv("REWIND_ZVM_CLIENT_SECRET_FILE"))
-	add(getenv("REWIND_ZVM_PASSWORD_FILE"))
+	add(expandTilde(getenv("REWIND_ZVM_CLIENT_SECRET_FILE"), homeDir(getenv)))
+	add(expandTilde(getenv("REWIND_ZVM_PASSWORD_FILE"), homeDir(getenv)))
 	return out
 }
 

@@ -55,6 +55,26 @@ func TestSecretReadsAsked(t *testing.T) {
 			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
 		}
 	}
+	// A secret file the user's config names is guarded too, read and
+	// written.
+	named := filepath.Join(root, "cfg", "zvm-hook.secret")
+	user := filepath.Join(root, "user.toml")
+	if err := os.WriteFile(user, []byte("[zerto]\nurl = \"https://zvm\"\nclient_id = \"rewind-hook\"\nclient_secret_file = "+quoteJSON(named)+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ucfg, err := Find(user, cwd, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	up, err := New(ucfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for cmd, want := range map[string]Effect{"cat " + named: Ask, "echo x > " + named: Ask, "cat " + filepath.Join(root, "cfg", "other"): None} {
+		if v := up.ClassifyCommand(cmd); v.Effect != want {
+			t.Errorf("with client_secret_file: %q: %s (%s), want %s", cmd, v.Effect, v.Reason, want)
+		}
+	}
 	for _, tt := range []struct {
 		tool, input string
 		want        Effect
