@@ -150,18 +150,7 @@ func lossText(l Loss) string {
 	default:
 		fmt.Fprintf(&b, "\nThe %d calls rewind logged since", len(l.Calls))
 	}
-	switch n := UnknownOutcomes(l.Calls); {
-	case n == 0:
-	case n == 1 && len(l.Calls) == 1:
-		b.WriteString(" (no host reported its outcome: it may not have run)")
-	case n == len(l.Calls):
-		b.WriteString(" (no host reported their outcome: some may not have run)")
-	case n == 1:
-		b.WriteString(" (1 of them with no outcome reported: it may not have run)")
-	default:
-		fmt.Fprintf(&b, " (%d of them with no outcome reported: they may not have run)", n)
-	}
-	b.WriteString(":")
+	b.WriteString(UnknownNote(l.Calls) + ":")
 	for i := range l.Calls {
 		r := &l.Calls[i]
 		if i == maxLossLines {
@@ -174,16 +163,29 @@ func lossText(l Loss) string {
 	return b.String()
 }
 
-// UnknownOutcomes counts the calls of a Loss whose outcome is unknown:
-// counted, as they may have run, though no host said they did.
-func UnknownOutcomes(calls []audit.Record) int {
+// UnknownNote says, after a count of the calls of a Loss, how many of
+// them have no outcome: counted, as they may have run, though no host said
+// they did. It is "" when every outcome is known, else a parenthesis with
+// a space before it: " (1 of them with no outcome reported: it may not
+// have run)".
+func UnknownNote(calls []audit.Record) string {
 	n := 0
 	for i := range calls {
 		if outcomeUnknown(&calls[i]) {
 			n++
 		}
 	}
-	return n
+	switch {
+	case n == 0:
+		return ""
+	case n == 1 && len(calls) == 1:
+		return " (no host reported its outcome: it may not have run)"
+	case n == len(calls):
+		return " (no host reported their outcome: some may not have run)"
+	case n == 1:
+		return " (1 of them with no outcome reported: it may not have run)"
+	}
+	return fmt.Sprintf(" (%d of them with no outcome reported: they may not have run)", n)
 }
 
 // decisionText is a lost call's decision and, when known, its outcome:
