@@ -183,14 +183,12 @@ func OutcomeText(r *Record) string {
 		return ""
 	}
 	switch o.State {
-	case OutcomeRan:
-		if o.ExitCode != nil && *o.ExitCode != 0 {
+	case OutcomeRan, OutcomeFailed:
+		switch {
+		case o.ExitCode != nil && *o.ExitCode != 0:
 			return fmt.Sprintf("exit %d", *o.ExitCode)
-		}
-		return "ran"
-	case OutcomeFailed:
-		if o.ExitCode != nil && *o.ExitCode != 0 {
-			return fmt.Sprintf("exit %d", *o.ExitCode)
+		case o.State == OutcomeRan:
+			return "ran"
 		}
 		return "error"
 	case OutcomeInterrupted:
