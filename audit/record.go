@@ -92,6 +92,11 @@ type Record struct {
 	// operation (the last one, such as a restore's commit): how rewind
 	// tells a failover test it started from one someone else did.
 	Task string `json:"task,omitempty"`
+	// RetryAfter is, on the record of a pending call, when the hook told
+	// the agent to retry it: this machine's time (not the ZVM's), the
+	// latest time one of its tags is expected. Records written before it
+	// existed say it only in Reason (see RetryAfter).
+	RetryAfter time.Time `json:"retry_after,omitzero"`
 	// ElapsedMS is how long the hook took to decide, in milliseconds.
 	ElapsedMS int64 `json:"elapsed_ms"`
 	// Outcome is how the call ended, joined by Read and Find from the

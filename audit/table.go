@@ -37,9 +37,20 @@ type TableOptions struct {
 	Location *time.Location
 	// Outcome, when set, adds an OUTCOME column after DECISION: what
 	// became of the call once the host ran it or not ("ran", "exit 2",
-	// "not run"), "" when nothing is known (shown "-").
+	// "not run", as OutcomeText says it), "" when nothing is known (shown
+	// "-"). The column is left out when nothing is known of any call
+	// shown (the hosts that wrote the log report no outcomes), and on a
+	// terminal too narrow to keep outcomeRoom columns for TARGETS, CALL
+	// and REASON beside it: which call it was matters more than how it
+	// ended, which --json and a wider table still say.
 	Outcome func(*Record) string
 }
+
+// outcomeRoom is what TARGETS, CALL and REASON keep between them beside
+// an OUTCOME column: a VM's name, the start of a command and a reason's
+// cause (flexMin, the reason cut to the command's width). At 100 columns
+// (piped) there is room for it; at 80, only for a short log.
+const outcomeRoom = 36
 
 // WriteTable writes recs to w as a table for a person, DefaultTableWidth
 // columns wide, in local time; see WriteTableOptions.
@@ -72,25 +83,33 @@ func WriteTableOptions(w io.Writer, recs []Record, o TableOptions) error {
 		loc = time.Local
 	}
 	header := []string{"ID", timeHeader(recs, loc), "DECISION"}
-	if o.Outcome != nil {
-		header = append(header, "OUTCOME")
-	}
-	fixed := len(header)
-	header = append(header, "TARGETS", "CALL", "REASON")
-
 	rows := make([]tableRow, len(recs))
 	for i := range recs {
 		r := &recs[i]
-		row := tableRow{
+		rows[i] = tableRow{
 			cells:    []string{cell(r.ID), formatTime(r.Time, loc), cell(r.Decision)},
 			decision: r.Decision,
 			reason:   reasonOf(r, loc),
 		}
-		if o.Outcome != nil {
-			row.cells = append(row.cells, cell(o.Outcome(r)))
+	}
+	if o.Outcome != nil {
+		outcomes := make([]string, len(recs))
+		known := false
+		for i := range recs {
+			outcomes[i] = singleLine(o.Outcome(&recs[i]))
+			known = known || outcomes[i] != ""
 		}
-		row.cells = append(row.cells, cell(targetsCell(r)), cell(callCell(r)), "")
-		rows[i] = row
+		if known && roomForOutcome(o.Width, header, rows, outcomes) {
+			header = append(header, "OUTCOME")
+			for i := range rows {
+				rows[i].cells = append(rows[i].cells, orDash(outcomes[i]))
+			}
+		}
+	}
+	fixed := len(header)
+	header = append(header, "TARGETS", "CALL", "REASON")
+	for i := range rows {
+		rows[i].cells = append(rows[i].cells, cell(targetsCell(&recs[i])), cell(callCell(&recs[i])), "")
 	}
 
 	widths := make([]int, len(header))
@@ -130,6 +149,56 @@ func WriteTableOptions(w io.Writer, recs []Record, o TableOptions) error {
 		writeRow(bw, row.cells, widths, row.decision, o.Color)
 	}
 	return bw.Flush()
+}
+
+// roomForOutcome reports whether a table width columns wide, whose fixed
+// columns are header and the rows' cells so far, keeps outcomeRoom columns
+// for the flexible ones beside an OUTCOME column of outcomes.
+func roomForOutcome(width int, header []string, rows []tableRow, outcomes []string) bool {
+	used := DisplayWidth("OUTCOME")
+	for _, s := range outcomes {
+		used = max(used, DisplayWidth(orDash(s)))
+	}
+	for j, h := range header {
+		w := DisplayWidth(h)
+		for _, row := range rows {
+			w = max(w, DisplayWidth(row.cells[j]))
+		}
+		used += w
+	}
+	// The gaps between the fixed columns, OUTCOME and the three others.
+	used += gap * (len(header) + 3)
+	return width-used >= outcomeRoom
+}
+
+// OutcomeText is how a call ended, in a word or two for a table cell or
+// a badge: "ran" (for a shell, exited 0), "exit 2" (a shell's non-zero
+// status), "error" (a tool's failure, or a shell that reported no status),
+// "stopped" (interrupted), "not run" (the host said so, or the log shows
+// it; see Log.Read); "" while nothing is known, as for a call of a host
+// that reports no outcomes, or for a record that is not a call's.
+func OutcomeText(r *Record) string {
+	o := r.Outcome
+	if o == nil {
+		return ""
+	}
+	switch o.State {
+	case OutcomeRan, OutcomeFailed:
+		switch {
+		case o.ExitCode != nil && *o.ExitCode != 0:
+			return fmt.Sprintf("exit %d", *o.ExitCode)
+		case o.State == OutcomeRan:
+			return "ran"
+		}
+		return "error"
+	case OutcomeInterrupted:
+		return "stopped"
+	case OutcomeNotRun:
+		return "not run"
+	}
+	// A state this version does not know (a newer rewind wrote it, or a
+	// person): shown as it is, shortened.
+	return cutEnd(singleLine(o.State), 10)
 }
 
 // tableRow is one record's cells before the flexible ones are fitted.
@@ -178,7 +247,7 @@ func DecisionColor(d string) string {
 		return "\x1b[1;31m"
 	case DecisionAllowOnError, DecisionAskOnError, DecisionDenyOnError:
 		return "\x1b[1;35m"
-	case DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore:
+	case DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore, DecisionUndoRollback, DecisionUndoCommit:
 		return "\x1b[1;34m"
 	}
 	return ""
@@ -312,12 +381,15 @@ type reason struct {
 }
 
 // reasonOf is the REASON of r: the checkpoint of a protected or pending
-// call or of a rewind, by its tag as Zerto's console shows it (--json has
-// the identifiers), else the reason the host was told, or rewind's own
-// error.
+// call, of a rewind (the point it went back to, or whose restore it
+// rolled back or committed) or of a checkpoint taken on its own (such as
+// the one just before a restore), by its tag as Zerto's console shows it
+// (--json has the identifiers); for a rewind that failed, why; else the
+// reason the host was told, or rewind's own error.
 func reasonOf(r *Record, loc *time.Location) reason {
 	switch r.Decision {
-	case DecisionProtected, DecisionPending, DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore, DecisionCheckpoint:
+	case DecisionProtected, DecisionPending, DecisionCheckpoint,
+		DecisionUndoTest, DecisionUndoStopTest, DecisionUndoRestore, DecisionUndoRollback, DecisionUndoCommit:
 		if len(r.Checkpoints) > 0 {
 			rs := reason{tag: singleLine(r.Checkpoints[0].Tag), more: len(r.Checkpoints) - 1}
 			if rs.tag == "" {
@@ -332,7 +404,9 @@ func reasonOf(r *Record, loc *time.Location) reason {
 		}
 	}
 	text := r.Reason
-	if text == "" {
+	// A failed rewind's reason says what was tried; its error says why
+	// it failed.
+	if text == "" || r.Decision == DecisionUndoFailed && r.Error != "" {
 		text = r.Error
 	}
 	text = singleLine(strings.TrimPrefix(singleLine(text), "rewind: "))
@@ -349,11 +423,15 @@ func reasonOf(r *Record, loc *time.Location) reason {
 var retryRe = regexp.MustCompile(`Retry this call after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
 
 // RetryAfter returns the time after which a pending call is to be
-// retried, from the reason the hook gave it (the hook says when its tag
-// is expected, and the retry reuses that tag).
+// retried, as the hook told the agent (the hook says when its tag is
+// expected, and the retry reuses that tag): the record's RetryAfter, or,
+// on a record written before it existed, the time in its reason.
 func RetryAfter(r *Record) (time.Time, bool) {
 	if r.Decision != DecisionPending {
 		return time.Time{}, false
+	}
+	if !r.RetryAfter.IsZero() {
+		return r.RetryAfter, true
 	}
 	m := retryRe.FindStringSubmatch(r.Reason)
 	if m == nil {

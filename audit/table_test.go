@@ -2,6 +2,12 @@ package audit
 
 import (
 	"bytes"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -53,10 +59,17 @@ func TestWriteTable(t *testing.T) {
 // count.
 func TestWriteTableFits(t *testing.T) {
 	recs := tableRecords()
+	exit := 127
+	recs[0].Outcome = &Outcome{State: OutcomeFailed, ExitCode: &exit, Reported: true}
+	recs[2].Outcome = &Outcome{State: OutcomeNotRun}
 	for width := 60; width <= 260; width++ {
-		for _, color := range []bool{false, true} {
+		for i, color := range []bool{false, true} {
+			o := TableOptions{Width: width, Color: color, Location: time.UTC}
+			if i == 1 {
+				o.Outcome = OutcomeText
+			}
 			var buf bytes.Buffer
-			if err := WriteTableOptions(&buf, recs, TableOptions{Width: width, Color: color, Location: time.UTC}); err != nil {
+			if err := WriteTableOptions(&buf, recs, o); err != nil {
 				t.Fatal(err)
 			}
 			lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
@@ -197,6 +210,16 @@ func TestPendingReason(t *testing.T) {
 			t.Errorf("pending at %d = %q, want %q", tt.width, got, tt.want)
 		}
 	}
+	// A record that carries its retry time is read by it, not by the
+	// reason's wording, which an older record alone has.
+	carried := *r
+	carried.RetryAfter = time.Date(2026, 3, 1, 10, 20, 5, 0, time.UTC)
+	if at, ok := RetryAfter(&carried); !ok || !at.Equal(carried.RetryAfter) {
+		t.Errorf("RetryAfter of a record with retry_after = %v, %v", at, ok)
+	}
+	if got := reasonOf(&carried, paris).fit(30); got != "retry after 11:20:05" {
+		t.Errorf("pending with retry_after = %q", got)
+	}
 	// Only a pending call has a retry time.
 	other := *r
 	other.Decision = DecisionDeny
@@ -247,6 +270,37 @@ func TestOutcomeColumn(t *testing.T) {
 	}
 }
 
+// TestOutcomeColumnLeftOut: the OUTCOME column is there only when some
+// call's outcome is known and there is room for it.
+func TestOutcomeColumnLeftOut(t *testing.T) {
+	recs := tableRecords()
+	layout := func(width int) string {
+		var buf bytes.Buffer
+		if err := WriteTableOptions(&buf, recs, TableOptions{Width: width, Location: time.UTC, Outcome: OutcomeText}); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if got := layout(200); strings.Contains(got, "OUTCOME") {
+		t.Errorf("no outcome known, yet a column:\n%s", got)
+	}
+	recs[0].Outcome = &Outcome{State: OutcomeRan, Reported: true}
+	// ID, TIME (UTC), DECISION and OUTCOME take 12+11+9+7 columns and 12
+	// the gaps: the others keep 36 from 87 columns on.
+	for _, tt := range []struct {
+		width int
+		shown bool
+	}{{200, true}, {100, true}, {87, true}, {86, false}, {80, false}, {60, false}} {
+		got := layout(tt.width)
+		if strings.Contains(got, "  OUTCOME  ") != tt.shown {
+			t.Errorf("at %d columns, OUTCOME shown %v:\n%s", tt.width, !tt.shown, got)
+		}
+		if tt.shown && !strings.Contains(got, "  protected  ran      ") {
+			t.Errorf("at %d columns, the outcome is not shown:\n%s", tt.width, got)
+		}
+	}
+}
+
 func TestDisplayWidth(t *testing.T) {
 	for s, want := range map[string]int{
 		"":             0,
@@ -278,5 +332,127 @@ func TestWriteTableEmpty(t *testing.T) {
 	}
 	if got := buf.String(); !strings.HasPrefix(got, "ID") || strings.Count(got, "\n") != 1 {
 		t.Errorf("WriteTable(nil) = %q, want the header alone", got)
+	}
+}
+
+// decisionConstants returns the values of the Decision constants that
+// record.go declares, read from its source, so that a decision added there
+// is one the tests below must know.
+func decisionConstants(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := parser.ParseFile(token.NewFileSet(), "record.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	consts := map[string]string{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, name := range vs.Names {
+				if !strings.HasPrefix(name.Name, "Decision") {
+					continue
+				}
+				lit, ok := vs.Values[i].(*ast.BasicLit)
+				if !ok {
+					t.Fatalf("%s is not a string literal", name.Name)
+				}
+				v, err := strconv.Unquote(lit.Value)
+				if err != nil {
+					t.Fatal(err)
+				}
+				consts[name.Name] = v
+			}
+		}
+	}
+	if len(consts) < 10 {
+		t.Fatalf("found only %d Decision constants in record.go: %v", len(consts), consts)
+	}
+	return consts
+}
+
+// TestEveryDecisionRenders lays out one record of every decision, each
+// with a checkpoint, a reason and an error, and checks what its REASON
+// says and that it has a colour. A decision record.go declares that this
+// table does not list fails it.
+func TestEveryDecisionRenders(t *testing.T) {
+	const (
+		tag    = "rewind-20260301T100000Z-0a1b2c3d"
+		reason = "rewind: the reason the host was told"
+		err    = "restore of web-01: zvm: POST /v1/vms/x/restore: the VPG is in a failover test"
+	)
+	// What REASON shows: the checkpoint's tag, the reason or the error.
+	want := map[string]string{
+		DecisionNone:         "the reason the host was told",
+		DecisionProtected:    tag,
+		DecisionPending:      tag + ", retry after 10:11:31",
+		DecisionAsk:          "the reason the host was told",
+		DecisionDeny:         "the reason the host was told",
+		DecisionAllowOnError: "the reason the host was told",
+		DecisionAskOnError:   "the reason the host was told",
+		DecisionDenyOnError:  "the reason the host was told",
+		DecisionUndoTest:     tag,
+		DecisionUndoStopTest: tag,
+		DecisionUndoRestore:  tag,
+		DecisionUndoRollback: tag,
+		DecisionUndoCommit:   tag,
+		DecisionUndoFailed:   err,
+		DecisionCheckpoint:   tag,
+	}
+	consts := decisionConstants(t)
+	var recs []Record
+	for name, d := range consts {
+		if _, ok := want[d]; !ok {
+			t.Errorf("%s (%q): the table does not say how it renders", name, d)
+			continue
+		}
+		recs = append(recs, Record{ID: "0a1b2c3d4e5f", Time: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Tool: "Bash",
+			Decision: d, Reason: reason, Error: err, Excerpt: "govc vm.power -off -vm web-01", Targets: []string{"web-01"},
+			Checkpoints: []Checkpoint{{VM: "web-01", Tag: tag, Identifier: "1002175"}},
+			RetryAfter:  time.Date(2026, 3, 1, 10, 11, 31, 0, time.UTC)})
+	}
+	for d := range want {
+		if !slices.Contains(slices.Collect(maps.Values(consts)), d) {
+			t.Errorf("%q is not a decision of record.go", d)
+		}
+	}
+	var buf bytes.Buffer
+	if err := WriteTableOptions(&buf, recs, TableOptions{Width: 260, Location: time.UTC}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")[1:]
+	for i, r := range recs {
+		if !strings.HasSuffix(lines[i], "  "+want[r.Decision]) {
+			t.Errorf("%s: REASON of %q, want %q", r.Decision, lines[i], want[r.Decision])
+		}
+		if DecisionColor(r.Decision) == "" {
+			t.Errorf("%s has no colour", r.Decision)
+		}
+	}
+}
+
+// TestOutcomeText shows each outcome a call can have in its words.
+func TestOutcomeText(t *testing.T) {
+	code := func(n int) *int { return &n }
+	for _, tt := range []struct {
+		o    *Outcome
+		want string
+	}{
+		{nil, ""},
+		{&Outcome{State: OutcomeRan, ExitCode: code(0), Reported: true}, "ran"},
+		{&Outcome{State: OutcomeRan, Reported: true}, "ran"},
+		{&Outcome{State: OutcomeFailed, ExitCode: code(2), Reported: true}, "exit 2"},
+		{&Outcome{State: OutcomeFailed, Error: "EACCES", Reported: true}, "error"},
+		{&Outcome{State: OutcomeInterrupted, Reported: true}, "stopped"},
+		{&Outcome{State: OutcomeNotRun, Reported: true}, "not run"},
+		{&Outcome{State: OutcomeNotRun}, "not run"},
+		{&Outcome{State: "vanished\x1b[2J into thin air"}, "vanished…"},
+	} {
+		if got := OutcomeText(&Record{Decision: DecisionProtected, Outcome: tt.o}); got != tt.want {
+			t.Errorf("OutcomeText(%+v) = %q, want %q", tt.o, got, tt.want)
+		}
 	}
 }

@@ -22,7 +22,10 @@ const maxLossLines = 20
 // its checkpoint is not older than p's, and a call without one (an asked
 // call, a rewind) counts when the log has it after the last call whose
 // checkpoint is older than p's. Calls that did not run (denied, held back
-// pending) and tests, which change nothing, do not count.
+// pending, or let through but never run by the host, as its post-tool hook
+// or the log shows: see audit.Record.NotRun) and tests, which change
+// nothing, do not count. A call whose outcome is unknown (its host reports
+// none) counts, as it may have run; Text says how many of those there are.
 func (s *Service) Loss(ctx context.Context, p Point) (Loss, error) {
 	l := Loss{Point: p, Since: p.Time}
 	if s.Log != nil {
@@ -36,15 +39,33 @@ func (s *Service) Loss(ctx context.Context, p Point) (Loss, error) {
 	return l, nil
 }
 
-// changed reports whether a record's call ran, so could have changed its
-// targets.
-func changed(decision string) bool {
-	switch decision {
+// changed reports whether a record's call ran, or may have, so could have
+// changed its targets: its decision let it run (or put it to a person, or,
+// for a rewind, it restored, rolled back or committed a restore) and the
+// host did not say it never ran it; or the host reported that it ran
+// whatever the decision said, as a pending call a person allowed under
+// hook.pending = "ask" does.
+func changed(r *audit.Record) bool {
+	if r.NotRun() {
+		return false
+	}
+	if o := r.Outcome; o != nil && o.Reported {
+		return true
+	}
+	switch r.Decision {
 	case audit.DecisionProtected, audit.DecisionAsk, audit.DecisionNone,
-		audit.DecisionAllowOnError, audit.DecisionAskOnError, audit.DecisionUndoRestore, audit.DecisionUndoRollback:
+		audit.DecisionAllowOnError, audit.DecisionAskOnError,
+		audit.DecisionUndoRestore, audit.DecisionUndoRollback, audit.DecisionUndoCommit:
 		return true
 	}
 	return false
+}
+
+// outcomeUnknown reports whether nothing says whether a counted call ran:
+// a call the hook let through whose host reported no outcome. A rewind's
+// record is written once Zerto did it.
+func outcomeUnknown(r *audit.Record) bool {
+	return r.Outcome == nil && !strings.HasPrefix(r.Decision, "undo-")
 }
 
 func callsSince(recs []audit.Record, p Point) []audit.Record {
@@ -77,7 +98,7 @@ func callsSince(recs []audit.Record, p Point) []audit.Record {
 	var out []audit.Record
 	for i := range recs {
 		r := &recs[i]
-		if !changed(r.Decision) || !touches(r, p) {
+		if !changed(r) || !touches(r, p) {
 			continue
 		}
 		if t := zertoTime(r); !t.IsZero() {
@@ -125,19 +146,55 @@ func lossText(l Loss) string {
 		b.WriteString("\nrewind logged no call that changed it since.")
 		return b.String()
 	case 1:
-		b.WriteString("\nThe call rewind logged since:")
+		b.WriteString("\nThe call rewind logged since")
 	default:
-		fmt.Fprintf(&b, "\nThe %d calls rewind logged since:", len(l.Calls))
+		fmt.Fprintf(&b, "\nThe %d calls rewind logged since", len(l.Calls))
 	}
-	for i, r := range l.Calls {
+	b.WriteString(UnknownNote(l.Calls) + ":")
+	for i := range l.Calls {
+		r := &l.Calls[i]
 		if i == maxLossLines {
 			fmt.Fprintf(&b, "\n  and %d more (rewind log)", len(l.Calls)-maxLossLines)
 			break
 		}
-		fmt.Fprintf(&b, "\n  %s  %s  %s  %s  %s", oneLine(r.ID), r.Time.Local().Format("2006-01-02 15:04:05"),
-			oneLine(r.Decision), oneLine(r.Tool), oneLine(r.Excerpt))
+		fmt.Fprintf(&b, "\n  %s  %s  %s  %s  %s", oneLine(r.ID), zTime(r.Time),
+			oneLine(decisionText(r)), oneLine(r.Tool), oneLine(r.Excerpt))
 	}
 	return b.String()
+}
+
+// UnknownNote says, after a count of the calls of a Loss, how many of
+// them have no outcome: counted, as they may have run, though no host said
+// they did. It is "" when every outcome is known, else a parenthesis with
+// a space before it: " (1 of them with no outcome reported: it may not
+// have run)".
+func UnknownNote(calls []audit.Record) string {
+	n := 0
+	for i := range calls {
+		if outcomeUnknown(&calls[i]) {
+			n++
+		}
+	}
+	switch {
+	case n == 0:
+		return ""
+	case n == 1 && len(calls) == 1:
+		return " (no host reported its outcome: it may not have run)"
+	case n == len(calls):
+		return " (no host reported their outcome: some may not have run)"
+	case n == 1:
+		return " (1 of them with no outcome reported: it may not have run)"
+	}
+	return fmt.Sprintf(" (%d of them with no outcome reported: they may not have run)", n)
+}
+
+// decisionText is a lost call's decision and, when known, its outcome:
+// "protected, exit 2".
+func decisionText(r *audit.Record) string {
+	if r.Outcome == nil {
+		return r.Decision
+	}
+	return r.Decision + ", " + audit.OutcomeText(r)
 }
 
 // oneLine keeps a logged text from breaking the lines of Text: the log is a

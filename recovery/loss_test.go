@@ -1,6 +1,8 @@
 package recovery
 
 import (
+	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -135,5 +137,107 @@ func TestNamesTyped(t *testing.T) {
 		if got := NamesTyped(tt.typed, tt.names); got != tt.want {
 			t.Errorf("NamesTyped(%q, %q) = %v, want %v", tt.typed, tt.names, got, tt.want)
 		}
+	}
+}
+
+// TestLossCountsCallsThatRan: a call its host never ran changed nothing
+// and is not counted, whether the host said so or the log shows it; a call
+// whose outcome is unknown is counted, and the text says how many of
+// those there are; each call's outcome, when known, is listed with it.
+func TestLossCountsCallsThatRan(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
+	s := &Service{Log: audit.Open(t.TempDir())}
+	code := func(n int) *int { return &n }
+	type call struct {
+		id, session, decision string
+		at                    time.Duration
+		cp                    time.Duration // the checkpoint's time, for a protected call
+		outcome               *audit.Outcome
+	}
+	for i, c := range []call{
+		{"call", "s1", audit.DecisionProtected, time.Second, 0, &audit.Outcome{State: audit.OutcomeRan, ExitCode: code(0)}},
+		{"failed", "s1", audit.DecisionProtected, 3 * time.Second, 10 * time.Second, &audit.Outcome{State: audit.OutcomeFailed, ExitCode: code(2)}},
+		// A person declined it, and the host said so.
+		{"declined", "s1", audit.DecisionAsk, 5 * time.Second, 0, &audit.Outcome{State: audit.OutcomeNotRun}},
+		// A person declined it; the host said nothing, but its session
+		// went on past it (see audit.Log.Read).
+		{"skipped", "s1", audit.DecisionAsk, 7 * time.Second, 0, nil},
+		{"next", "s1", audit.DecisionProtected, 8 * time.Second, 20 * time.Second, &audit.Outcome{State: audit.OutcomeRan}},
+		// Pending under hook.pending = "ask": a person allowed it.
+		{"pendingran", "s1", audit.DecisionPending, 10 * time.Second, 0, &audit.Outcome{State: audit.OutcomeRan, ExitCode: code(0)}},
+		{"pendingheld", "s1", audit.DecisionPending, 12 * time.Second, 0, nil},
+		// The session's last call: no outcome yet.
+		{"running", "s1", audit.DecisionProtected, 14 * time.Second, 30 * time.Second, nil},
+		// A host with no post-tool hook.
+		{"oldhost", "s-codex", audit.DecisionAsk, 15 * time.Second, 0, nil},
+	} {
+		r := audit.Record{ID: c.id, Time: t0.Add(c.at), Host: "claude", Session: c.session, ToolUseID: fmt.Sprint("toolu_", i),
+			Tool: "Bash", Excerpt: "ssh web-01 sudo reboot", Decision: c.decision, Targets: []string{"web-01"}}
+		if c.decision == audit.DecisionProtected {
+			r.Checkpoints = []audit.Checkpoint{{VM: "web-01", VMIdentifier: "g.web-01", VPG: "fast", VPGIdentifier: "v1", Identifier: "cp" + c.id, Tag: "t", Time: t0.Add(c.cp)}}
+		}
+		if err := s.Log.Append(&r); err != nil {
+			t.Fatal(err)
+		}
+		if c.outcome != nil {
+			o := *c.outcome
+			o.Time = r.Time.Add(time.Second)
+			if err := s.Log.AppendOutcome(t.Context(), r.Host, r.Session, r.ToolUseID, r.Tool, o); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	p := Point{AuditID: "call", VPG: "fast", VPGIdentifier: "v1", VMs: []VM{{"web-01", "g.web-01"}}, Checkpoint: "cpcall", Tag: "t", Time: t0}
+	loss, err := s.Loss(t.Context(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range loss.Calls {
+		got = append(got, r.ID)
+	}
+	if want := []string{"call", "failed", "next", "pendingran", "running", "oldhost"}; !slices.Equal(got, want) {
+		t.Errorf("Calls = %v, want %v", got, want)
+	}
+	for _, want := range []string{
+		"\nThe 6 calls rewind logged since (2 of them with no outcome reported: they may not have run):\n",
+		"\n  call  2026-03-01T10:00:01Z  protected, ran  Bash  ",
+		"\n  failed  2026-03-01T10:00:03Z  protected, exit 2  Bash  ",
+		"\n  pendingran  2026-03-01T10:00:10Z  pending, ran  Bash  ",
+		"\n  running  2026-03-01T10:00:14Z  protected  Bash  ",
+		"\n  oldhost  2026-03-01T10:00:15Z  ask  Bash  ",
+	} {
+		if !strings.Contains(loss.Text, want) {
+			t.Errorf("Text lacks %q:\n%s", want, loss.Text)
+		}
+	}
+
+	// The words for one call, and for calls none of whose hosts reports.
+	for _, tt := range []struct {
+		calls []audit.Record
+		want  string
+	}{
+		{loss.Calls[:1], "\nThe call rewind logged since:\n"},
+		{loss.Calls[4:5], "\nThe call rewind logged since (no host reported its outcome: it may not have run):\n"},
+		{loss.Calls[4:], "\nThe 2 calls rewind logged since (no host reported their outcome: some may not have run):\n"},
+		{loss.Calls[2:5], "\nThe 3 calls rewind logged since (1 of them with no outcome reported: it may not have run):\n"},
+	} {
+		if text := lossText(Loss{Point: p, Since: t0, Calls: tt.calls}); !strings.Contains(text, tt.want) {
+			t.Errorf("Text lacks %q:\n%s", tt.want, text)
+		}
+	}
+}
+
+// TestLossTextTimes: every time in the text is RFC 3339 in UTC, which the
+// CLI shows as it is (the "Z" says the zone) and the page converts to the
+// zone it shows, whatever this machine's zone.
+func TestLossTextTimes(t *testing.T) {
+	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
+	p := Point{VPG: "fast", VMs: []VM{{"web-01", "g.web-01"}}, Checkpoint: "cp", Tag: "t", Time: t0}
+	calls := []audit.Record{{ID: "call", Tool: "Bash", Decision: audit.DecisionProtected, Time: t0.Add(90 * time.Second)}}
+	text := lossText(Loss{Point: p, Since: t0, Calls: calls})
+	stamps := regexp.MustCompile(`\d\d:\d\d(:\d\d)?\S*`).FindAllString(text, -1)
+	if want := []string{"09:00:00Z", "09:01:30Z"}; !slices.Equal(stamps, want) {
+		t.Errorf("times in the text %q, want %q:\n%s", stamps, want, text)
 	}
 }

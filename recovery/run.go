@@ -375,7 +375,7 @@ func (s *Service) checkpointNow(ctx context.Context, plan *Plan) error {
 	case capture.Pending:
 		when := ""
 		if len(out.Points) > 0 && !out.Points[0].Expected.IsZero() {
-			when = " (expected at " + out.Points[0].Expected.Local().Format("15:04:05") + ")"
+			when = " (expected at " + zTime(out.Points[0].Expected) + ")"
 		}
 		return fmt.Errorf("the checkpoint of %s as it is now is not written yet%s: nothing was restored; run the restore again once it is", strings.Join(names, ", "), when)
 	default:

@@ -14,6 +14,8 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
+
+	"github.com/rewind-dev/rewind/audit"
 )
 
 // chromium finds a Chromium to drive: $REWIND_CHROMIUM, else chromium or
@@ -264,6 +266,84 @@ func TestBrowserTimeZone(t *testing.T) {
 		chromedp.WaitVisible(css(`html[data-zone="local"]`)),
 	)
 	checkZone(t, bctx, local)
+}
+
+// TestBrowserOutcomes: the page says how each call ended, a call that ran
+// (exit 0), one that failed (exit 2, with the host's error), one the host
+// never ran, one whose outcome is not known yet and one of a host that
+// reports none; going back to a point undoes the calls that ran, saying
+// how many of them no host reported; an outcome reported while the page
+// is open shows at once, on the call's row and in what going back undoes.
+func TestBrowserOutcomes(t *testing.T) {
+	exe := chromium(t)
+	l := newLab(t)
+	o := logOutcomes(t, l)
+	bctx := newBrowser(t, exe)
+	steps(t, bctx, "open the page",
+		chromedp.EmulateViewport(1200, 800),
+		chromedp.Navigate(l.srv.URL()),
+		chromedp.WaitVisible(css(`#rec-`+o.oldHost.ID)),
+		chromedp.WaitVisible(css(`#live[data-state="live"]`)),
+		chromedp.WaitVisible(css(`.vm .health.ok`)),
+	)
+	badge := func(id string) string {
+		t.Helper()
+		return get(t, bctx, chromedp.Evaluate[string](fmt.Sprintf(`(() => {
+	const b = document.querySelector("#rec-%s .outcome");
+	if (!b) return "no badge";
+	return b.offsetParent === null ? "hidden" : b.textContent;
+})()`, id)))
+	}
+	for _, tt := range []struct {
+		rec  audit.Record
+		want string
+	}{
+		{o.ran, "ran"}, {o.failed, "exit 2"}, {o.notRun, "not run"}, {o.running, "hidden"}, {o.oldHost, "hidden"},
+	} {
+		if got := badge(tt.rec.ID); got != tt.want {
+			t.Errorf("the outcome of %s (%s) shows %q, want %q", tt.rec.ID, tt.rec.ToolUseID, got, tt.want)
+		}
+	}
+	if text := get(t, bctx, chromedp.Text(css(`#rec-`+o.failed.ID+` .outcome-err`))); text != "the host reported: Exit code 2\nno such device" {
+		t.Errorf("the failed call's error reads %q", text)
+	}
+	for _, id := range []string{o.ran.ID, o.notRun.ID, o.running.ID, o.oldHost.ID} {
+		if n := get(t, bctx, chromedp.Evaluate[int](`document.querySelectorAll("#rec-`+id+` .outcome-err").length`)); n != 0 {
+			t.Errorf("the row of %s shows an error", id)
+		}
+	}
+	summary := func(cp string) string {
+		t.Helper()
+		return get(t, bctx, chromedp.Text(css(`li.rp[data-checkpoint="`+cp+`"] .undone summary`)))
+	}
+	if got, want := summary(o.ran.Checkpoints[0].Identifier), "going back to here undoes 2 calls (1 of them with no outcome reported: it may not have run)"; got != want {
+		t.Errorf("the first point on web-01 says %q, want %q", got, want)
+	}
+
+	// Live: the call's row first, with no outcome; then its outcome, on
+	// the row and in the count of what going back to db-01's first
+	// point undoes.
+	dbPoint := o.failed.Checkpoints[0].Identifier
+	live := l.Protected(t, "toolu_live", "db-01")
+	steps(t, bctx, "see the call live",
+		chromedp.WaitVisible(css(`#rec-`+live.ID+`.new`)),
+		waitText(`li.rp[data-checkpoint="`+dbPoint+`"] .undone summary`, "undoes 3 calls (1 of them with no outcome reported"),
+	)
+	if got := badge(live.ID); got != "hidden" {
+		t.Errorf("the live call's outcome shows %q before its host reported it", got)
+	}
+	l.ran(t, "toolu_live", "db-01", "Exit code 2\nthe VM is locked")
+	steps(t, bctx, "see its outcome live",
+		waitText(`#rec-`+live.ID+` .outcome`, "exit 2"),
+		waitText(`#rec-`+live.ID+` .outcome-err`, "the VM is locked"),
+		waitText(`li.rp[data-checkpoint="`+dbPoint+`"] .undone li[data-id="`+live.ID+`"]`, "exit 2"),
+	)
+	if got, want := summary(dbPoint), "going back to here undoes 3 calls"; got != want {
+		t.Errorf("db-01's first point says %q, want %q", got, want)
+	}
+	if got := badge(live.ID); got != "exit 2" {
+		t.Errorf("the live call's outcome shows %q", got)
+	}
 }
 
 // checkZone wants every time on the page to read as a time in the zone

@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/recovery"
 )
 
 // DefaultZertoWait bounds what the VMs view and an action's checks wait
@@ -29,7 +31,7 @@ func parseTemplates() (*template.Template, error) {
 		"join":      strings.Join,
 		"decisionClass": func(d string) string {
 			switch {
-			case d == audit.DecisionProtected:
+			case d == audit.DecisionProtected || d == audit.DecisionCheckpoint:
 				return "ok"
 			case d == audit.DecisionPending || d == audit.DecisionAsk || d == audit.DecisionAskOnError:
 				return "warn"
@@ -42,6 +44,10 @@ func parseTemplates() (*template.Template, error) {
 			}
 		},
 		"approx": approx,
+		// The outcome of a call a restore undoes, and what is known of
+		// those calls' outcomes.
+		"outcomeOf":   func(r audit.Record) outcomeView { return newOutcomeView(&r) },
+		"unknownNote": recovery.UnknownNote,
 	}
 	return template.New("").Funcs(funcs).ParseFS(assets, "assets/*.html")
 }
@@ -208,8 +214,14 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 
 // sendRecord writes one record as a "record" event when it passes f. A
 // record that changes the VMs view, a checkpoint or a rewind, also says so,
-// for the page to refresh that part.
+// for the page to refresh that part. The outcome of a call, which the
+// host's post-tool hook appends after the call's record, is an "outcome"
+// event whatever the filter: the page marks the call's row, if it shows
+// it, and the VMs view, if it lists the call.
 func (s *Server) sendRecord(w http.ResponseWriter, rec *audit.Record, f filter) error {
+	if rec.ID == "" {
+		return sendOutcome(w, rec)
+	}
 	refresh := len(rec.Checkpoints) > 0
 	if !f.match(rec) {
 		if refresh {
@@ -238,6 +250,24 @@ func (s *Server) sendRecord(w http.ResponseWriter, rec *audit.Record, f filter) 
 		}
 	}
 	_, err := fmt.Fprint(w, "\n")
+	return err
+}
+
+// outcomeEvent is the data of an "outcome" event: the call, by its host,
+// session and tool-use id, as its row names it, and its outcome.
+type outcomeEvent struct {
+	Host      string `json:"host"`
+	Session   string `json:"session"`
+	ToolUseID string `json:"tool_use_id"`
+	outcomeView
+}
+
+func sendOutcome(w http.ResponseWriter, rec *audit.Record) error {
+	data, err := json.Marshal(outcomeEvent{rec.Host, rec.Session, rec.ToolUseID, newOutcomeView(rec)})
+	if err != nil {
+		return nil // an outcome always encodes
+	}
+	_, err = fmt.Fprintf(w, "event: outcome\ndata: %s\n\n", data)
 	return err
 }
 

@@ -112,6 +112,44 @@ type row struct {
 	ElapsedMS  int64
 	// Rewinds is, for a rewind's record, the audit ID it went back for.
 	Rewinds string
+	// ToolUseID is the host's id of the call, which the outcome its
+	// post-tool hook reports later names (the live feed's "outcome"
+	// event); empty for a record that is not a call's.
+	ToolUseID string
+	// Outcome is how the call ended, when known.
+	Outcome outcomeView
+}
+
+// outcomeView is a call's outcome as the page shows it: a badge, and the
+// host's error when it gave one. The live feed sends it as JSON when the
+// host reports an outcome after the row was shown.
+type outcomeView struct {
+	// Text is audit.OutcomeText's word: "ran", "exit 2", "not run"; empty
+	// while nothing is known.
+	Text string `json:"text"`
+	// State is the audit.Outcome state, for the badge's colour.
+	State string `json:"state"`
+	// Title says where the outcome comes from and how long the call ran.
+	Title string `json:"title"`
+	// Error is the host's message for a call that failed.
+	Error string `json:"error,omitempty"`
+}
+
+func newOutcomeView(r *audit.Record) outcomeView {
+	o := r.Outcome
+	if o == nil {
+		return outcomeView{}
+	}
+	v := outcomeView{Text: audit.OutcomeText(r), State: o.State, Error: o.Error}
+	switch {
+	case o.Reported && o.DurationMS != nil && *o.DurationMS > 0:
+		v.Title = "reported by the host: " + v.Text + " after " + approx(time.Duration(*o.DurationMS)*time.Millisecond)
+	case o.Reported:
+		v.Title = "reported by the host"
+	default:
+		v.Title = "the host reported nothing of it, and its session went on past it: a person declined it, or another hook refused it"
+	}
+	return v
 }
 
 // pointCell is a checkpoint of a row, one per VPG, and the VMs it covers.
@@ -131,6 +169,7 @@ func newRow(r *audit.Record) row {
 		ID: r.ID, Time: r.Time, Host: r.Host, Session: r.Session, Tool: r.Tool, Call: call,
 		Decision: r.Decision, Rule: r.Rule, Reason: r.Reason, Targets: r.Targets,
 		ZertoError: r.ZertoError, Error: r.Error, ElapsedMS: r.ElapsedMS, Rewinds: r.Rewinds,
+		ToolUseID: r.ToolUseID, Outcome: newOutcomeView(r),
 	}
 	for _, cp := range r.Checkpoints {
 		i := slices.IndexFunc(out.Points, func(p pointCell) bool {

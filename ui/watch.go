@@ -162,7 +162,8 @@ func (w *watcher) readFrom(name string, fi fs.FileInfo) {
 		}
 		for line := range bytes.Lines(buf[:end+1]) {
 			var r audit.Record
-			if json.Unmarshal(line, &r) == nil && r.ID != "" {
+			// A record, or a call's outcome (see audit.Log.AppendOutcome).
+			if json.Unmarshal(line, &r) == nil && (r.ID != "" || r.Outcome != nil && r.ToolUseID != "") {
 				w.publish(r)
 			}
 		}

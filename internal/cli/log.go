@@ -34,18 +34,26 @@ oldest first so that the newest is last. Each line starts with the
 decision's ID, which "rewind undo" takes (a unique prefix will do).
 
 The columns: ID; TIME, in this machine's time zone (UTC with --utc), which
-its header names; DECISION, coloured on a terminal; TARGETS, each as
-written, "→" the Zerto VM the config maps it to; CALL, the command, or the
-tool and its input; REASON, the checkpoint tag of a protected call or of a
-rewind, the tag and retry time of a pending call, else what the agent host
-was told.
+its header names; DECISION, coloured on a terminal; OUTCOME, how the call
+ended as the host's post-tool hook reported it: "ran", "exit N" (a
+command's non-zero status), "error", "stopped" (interrupted), "not run"
+(the host never ran it: a person declined it, or another hook refused it),
+"-" while unknown (a host with no post-tool hook reports nothing);
+TARGETS, each as written, "→" the Zerto VM the config maps it to; CALL,
+the command, or the tool and its input; REASON, the checkpoint tag of a
+protected call, of a rewind or of a checkpoint taken on its own, the tag
+and retry time of a pending call, why a rewind failed, else what the
+agent host was told.
 
 The table fits the terminal, or 100 columns when the output is not a
 terminal (--width sets it), one line per decision: no row wraps. CALL gets
-the room first, then REASON, then TARGETS. A long cell is shortened with
-"…": a command keeps its start, a tag its start and end, a reason the part
-that says why. --json prints the records whole, one JSON line each, as the
-log stores them.`,
+the room first, then REASON, then TARGETS. OUTCOME is shown when the
+outcome of a call listed is known and the terminal leaves the other
+columns room beside it (from about 90 columns). A long cell is shortened
+with "…": a command keeps its start, a tag its start and end, a reason the
+part that says why. --json prints the records whole, one JSON line each,
+as the log stores them, with each call's outcome joined in ("outcome").
+An outcome is never a line of the table, and -n counts decisions only.`,
 		Example: `  rewind log -n 20                 # the last 20 decisions
   rewind log --session "$ID" --utc
   rewind log --width 200 | less -S
@@ -77,7 +85,7 @@ log stores them.`,
 			}
 			out := cmd.OutOrStdout()
 			if !asJSON {
-				o := audit.TableOptions{Width: width, Color: color.enabled(out, os.Getenv)}
+				o := audit.TableOptions{Width: width, Color: color.enabled(out, os.Getenv), Outcome: audit.OutcomeText}
 				if o.Width == 0 {
 					o.Width = terminalWidth(out)
 				}
@@ -98,7 +106,7 @@ log stores them.`,
 			return w.Flush()
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the records whole, one JSON line each, as stored")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the records whole, one JSON line each, as stored, with their outcome")
 	cmd.Flags().StringVar(&session, "session", "", "only the decisions of agent session `S`")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "only the last `N` decisions")
 	cmd.Flags().IntVar(&width, "width", 0, "fit the table in `COLUMNS` (default: the terminal's, 100 when not a terminal)")

@@ -113,6 +113,7 @@ func (zertoStep) Protect(ctx context.Context, call *judge.ProtectCall) judge.Pro
 		Checkpoints: auditCheckpoints(out.Points),
 		ZertoError:  strings.Join(zerr, "; "),
 		ZVMOffsetMS: offset(out),
+		RetryAfter:  retryAfter(out),
 	}
 }
 
@@ -147,10 +148,7 @@ func protectedContext(points []capture.Point, id string) string {
 // pendingDecision says which tags are on their way, when they are expected,
 // and when to retry: hook.pending decides between deny and ask.
 func pendingDecision(points []capture.Point, cfg *policy.Config) hostio.Decision {
-	var (
-		b      strings.Builder
-		latest time.Time
-	)
+	var b strings.Builder
 	b.WriteString("rewind: ")
 	now := time.Now()
 	n := 0
@@ -165,11 +163,10 @@ func pendingDecision(points []capture.Point, cfg *policy.Config) hostio.Decision
 		n++
 		fmt.Fprintf(&b, "Zerto accepted checkpoint tag %q for VPG %q (journal cadence ~%s); it is expected at %s (in ~%s)",
 			p.Tag, p.VPG, approx(p.Cadence), p.Expected.UTC().Format(time.RFC3339), approx(p.Expected.Sub(now)))
-		latest = later(latest, p.Expected)
 		cadence = max(cadence, p.Cadence)
 	}
 	fmt.Fprintf(&b, ", past this hook's budget of %s. Retry this call after %s: the retry will use that checkpoint.",
-		approx(cfg.Hook.Budget), latest.UTC().Format(time.RFC3339))
+		approx(cfg.Hook.Budget), latestExpected(points).UTC().Format(time.RFC3339))
 	fmt.Fprintf(&b, " Retry within %s of it, or a fresh checkpoint is taken.",
 		approx(capture.PendingReuseWindow(cfg.Capture.ReuseWithin, cadence)))
 	if cfg.Hook.Pending == "ask" {
@@ -223,11 +220,26 @@ func approx(d time.Duration) string {
 	}
 }
 
-func later(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
+// latestExpected is when the last of the pending tags among points is
+// expected, on this machine's clock: when the agent is told to retry.
+func latestExpected(points []capture.Point) time.Time {
+	var latest time.Time
+	for _, p := range points {
+		if p.Identifier == "" && p.Expected.After(latest) {
+			latest = p.Expected
+		}
 	}
-	return a
+	return latest
+}
+
+// retryAfter is, for a pending outcome, the retry time the hook gives the
+// agent, for the record (as UTC, so that it reads the same wherever the log
+// is read); zero for any other.
+func retryAfter(out capture.Outcome) time.Time {
+	if out.Kind != capture.Pending {
+		return time.Time{}
+	}
+	return latestExpected(out.Points).UTC()
 }
 
 func auditCheckpoints(points []capture.Point) []audit.Checkpoint {

@@ -147,6 +147,7 @@ func TestDecisionTable(t *testing.T) {
 			if len(recs) != 1 || recs[0].Decision != tt.logged {
 				t.Fatalf("log %+v, want one %s record", recs, tt.logged)
 			}
+			checkRetryAfter(t, &recs[0])
 			if tt.logged == audit.DecisionProtected {
 				cp := recs[0].Checkpoints
 				if len(cp) != 1 || cp[0].Identifier == "" || !strings.Contains(h.AdditionalContext, cp[0].Identifier) {
@@ -391,4 +392,25 @@ type endlessStdin struct{ done chan struct{} }
 func (e endlessStdin) Read(p []byte) (int, error) {
 	<-e.done
 	return 0, io.EOF
+}
+
+// checkRetryAfter wants a pending record to carry the retry time its
+// reason gives the agent, in UTC, and any other record none.
+func checkRetryAfter(t *testing.T, r *audit.Record) {
+	t.Helper()
+	worded := *r
+	worded.RetryAfter = time.Time{}
+	said, ok := audit.RetryAfter(&worded)
+	if r.Decision != audit.DecisionPending {
+		if !r.RetryAfter.IsZero() || ok {
+			t.Errorf("a %s record has a retry time: %v, %q", r.Decision, r.RetryAfter, r.Reason)
+		}
+		return
+	}
+	if !ok || r.RetryAfter.IsZero() || !r.RetryAfter.Truncate(time.Second).Equal(said) {
+		t.Errorf("retry_after %v, the reason says %v (%v)", r.RetryAfter, said, ok)
+	}
+	if r.RetryAfter.Location() != time.UTC {
+		t.Errorf("retry_after %v is not in UTC", r.RetryAfter)
+	}
 }

@@ -30,6 +30,7 @@ func overrun(ctx context.Context, budget time.Duration, prog *capture.Progress, 
 		Audit:       decision,
 		Checkpoints: auditCheckpoints(out.Points),
 		ZVMOffsetMS: offset(out),
+		RetryAfter:  retryAfter(out),
 		Error:       fmt.Sprintf("capture did not return within the budget of %s", budget),
 	}
 }

@@ -74,6 +74,7 @@ func TestCaptureOverrunIsNeverLetThrough(t *testing.T) {
 			if !strings.Contains(recs[0].Error, "did not return within the budget") {
 				t.Errorf("record error %q, want the overrun named", recs[0].Error)
 			}
+			checkRetryAfter(t, &recs[0])
 			if recs[0].ZVMOffsetMS == nil {
 				t.Error("record without the ZVM's clock offset")
 			}

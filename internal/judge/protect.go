@@ -75,6 +75,9 @@ type Protection struct {
 	ZertoError  string
 	ZVMOffsetMS *int64
 	Error       string
+	// RetryAfter is, for a pending call, when the agent was told to retry
+	// it (audit.Record.RetryAfter).
+	RetryAfter time.Time
 	// Answer, when set, is the host's answer as another hook process
 	// wrote it, having decided and logged the call itself: it is written
 	// as it is, and nothing is logged again.
@@ -126,6 +129,7 @@ func (r *run) apply(v policy.Verdict, p Protection) hostio.Decision {
 	}
 	r.record(p.Audit, p.Decision, v)
 	r.rec.Checkpoints, r.rec.ZertoError, r.rec.ZVMOffsetMS, r.rec.Error = p.Checkpoints, p.ZertoError, p.ZVMOffsetMS, p.Error
+	r.rec.RetryAfter = p.RetryAfter
 	return p.Decision
 }
 

@@ -133,6 +133,40 @@
   }
   feed.addEventListener("record", (ev) => addRecord(ev, false));
   feed.addEventListener("record-vms", (ev) => addRecord(ev, true));
+  // A call's outcome, which the host reports once it ran: the newest row
+  // of the call (the host, its session and its tool-use id name it) gets
+  // its badge, and the VMs view, when it lists the call among what a
+  // restore undoes, is fetched again for its count.
+  function sameCall(el, o) {
+    return el.dataset.toolUse === o.tool_use_id && el.dataset.session === o.session && el.dataset.host === o.host;
+  }
+  feed.addEventListener("outcome", (ev) => {
+    let o;
+    try {
+      o = JSON.parse(ev.data);
+    } catch (e) {
+      return;
+    }
+    const li = [...records.querySelectorAll("li.rec[data-tool-use]")].find((el) => sameCall(el, o));
+    if (li) {
+      const badge = li.querySelector(".outcome");
+      if (badge) {
+        badge.textContent = o.text;
+        badge.dataset.state = o.state;
+        badge.title = o.title;
+        badge.hidden = !o.text;
+      }
+      li.querySelector(".outcome-err")?.remove();
+      if (o.error) {
+        const p = document.createElement("p");
+        p.className = "outcome-err";
+        p.textContent = "the host reported: " + zoneText(o.error);
+        li.querySelector("pre.call").after(p);
+      }
+    }
+    const listed = document.querySelectorAll("#vms-body li[data-tool-use]");
+    if ([...listed].some((el) => sameCall(el, o))) refreshVMs();
+  });
   feed.addEventListener("vms", refreshVMs);
   feed.addEventListener("reload", () => {
     feed.close();
