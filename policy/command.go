@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -151,14 +152,7 @@ func (c *commandRule) at(remote bool) bool {
 // isValueOpt reports whether word is an option whose value is the next word.
 // The options are the rule's own and those known for the command.
 func (c *commandRule) isValueOpt(s *subject, word string) bool {
-	for _, list := range [2][]string{c.src.ValueOptions, s.opts} {
-		for _, o := range list {
-			if o == word || s.ps && strings.EqualFold(o, word) {
-				return true
-			}
-		}
-	}
-	return false
+	return takesValue(c.src.ValueOptions, word, s.ps) || takesValue(s.opts, word, s.ps)
 }
 
 // positionals returns the indexes of the positional words of s: not
@@ -405,6 +399,18 @@ func lastValue(s *subject, want []string, w string, i int) bool {
 func argIs(s *subject, i int, a, w string) bool {
 	eq := func(x, y string) bool { return x == y || s.ps && strings.EqualFold(x, y) }
 	if opt, val, ok := strings.Cut(w, " "); ok {
+		if globMeta(val) >= 0 {
+			// A value pattern: "--document-name *Terminate*".
+			if eq(a, opt) {
+				return i+1 < len(s.args) && !s.dynamic(i+1) && wildMatch(val, s.args[i+1])
+			}
+			for _, sep := range []string{"=", ":"} {
+				if len(a) > len(opt) && eq(a[:len(opt)], opt) && a[len(opt):len(opt)+1] == sep && (sep == "=" || s.ps) {
+					return wildMatch(val, a[len(opt)+1:])
+				}
+			}
+			return false
+		}
 		if eq(a, opt) {
 			return i+1 < len(s.args) && !s.dynamic(i+1) && s.args[i+1] == val
 		}
@@ -413,6 +419,10 @@ func argIs(s *subject, i int, a, w string) bool {
 	}
 	if eq(a, w) {
 		return true
+	}
+	if !strings.HasPrefix(w, "-") && globMeta(w) >= 0 {
+		// A word pattern: "disk-*" among the arguments.
+		return !isOption(a) && wildMatch(w, a)
 	}
 	if strings.HasPrefix(w, "-") && len(a) > len(w) {
 		if eq(a[:len(w)+1], w+"=") || s.ps && eq(a[:len(w)+1], w+":") {
@@ -518,6 +528,18 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			words = rest
 		case targetHost:
 			targets, unknown = c.hosts(s, targets, unknown)
+		case targetField, targetPath:
+			var vals []string
+			var unk bool
+			if spec.kind == targetField {
+				vals, unk = fieldValues(s, spec.flag)
+			} else {
+				vals, unk = pathValues(s, c.positionals(s), spec.flag)
+			}
+			unknown = unknown || unk
+			for _, v := range vals {
+				targets = c.splitAdd(targets, v)
+			}
 		}
 		for _, i := range words {
 			if s.dynamic(i) {
@@ -527,10 +549,20 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			targets = c.splitAdd(targets, s.args[i])
 		}
 		if len(targets) > 0 {
-			return uniq(targets), unknown
+			break
 		}
 	}
-	return uniq(targets), unknown
+	// A name with a wildcard names VMs known only when the tool runs; a
+	// value the tool reads from a file (file://ids.json, @ids.txt) is
+	// known only to the tool.
+	targets = slices.DeleteFunc(uniq(targets), func(t string) bool {
+		if globTarget(t) || fromFile(t) {
+			unknown = true
+			return true
+		}
+		return false
+	})
+	return targets, unknown
 }
 
 func (c *commandRule) splitAdd(targets []string, word string) []string {
