@@ -49,7 +49,9 @@ func optionMatches(o, word string, ps bool) bool {
 
 // wildMatch reports whether s matches pattern, in which "*" stands for any
 // run of characters, slashes included (a document ARN ends in
-// "document/NAME"), and "?" for any one. It backtracks only to the last
+// "document/NAME"), and "?" for any one, without regard to ASCII case:
+// cloud CLIs take "--method DELETE" as "--method delete", and a type or
+// document name spelt in another case only makes more calls match. It backtracks only to the last
 // star, so its cost is linear in practice and at worst the product of the
 // lengths.
 func wildMatch(pattern, s string) bool {
@@ -57,7 +59,7 @@ func wildMatch(pattern, s string) bool {
 	star, mark := -1, 0
 	for i < len(s) {
 		switch {
-		case p < len(pattern) && (pattern[p] == '?' || pattern[p] == s[i]):
+		case p < len(pattern) && (pattern[p] == '?' || lowerASCII(pattern[p]) == lowerASCII(s[i])):
 			p++
 			i++
 		case p < len(pattern) && pattern[p] == '*':

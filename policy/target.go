@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -84,28 +85,62 @@ func parseTargets(s string) ([]targetSpec, error) {
 	return specs, nil
 }
 
-// pathValues returns, for each positional word of s at pos that is a path
-// (an API path as pvesh takes it, /nodes/pve1/qemu/100/status/stop), the
-// segment after the segment named seg: "100" for "qemu". A word decided at
-// run time that could be such a path leaves the value unknown.
+// pathValues returns, for each word of s that is a path or a URL (an API
+// path as pvesh takes it, /nodes/pve1/qemu/100/status/stop; an Azure
+// resource ID or management URL, .../virtualMachines/web-01/powerOff), the
+// segment after the segment named seg, in any case: "100" for "qemu". A
+// word decided at run time leaves the value unknown where a path goes: a
+// positional word, the value of an option that takes IDs or a URL, or a
+// word whose known text shows the segment.
 func pathValues(s *subject, pos []int, seg string) (values []string, unknown bool) {
-	for _, i := range pos {
+	for i := 0; i < len(s.args); i++ {
 		w := s.args[i]
 		if s.dynamic(i) {
-			if strings.Contains(w, "/"+seg+"/") || strings.HasPrefix(w, seg+"/") {
+			if slices.Contains(pos, i) || i > 0 && pathOption(s.args[i-1]) || containsFold(w, "/"+seg+"/") {
 				unknown = true
 			}
 			continue
 		}
-		parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' })
-		for k := 0; k+1 < len(parts); k++ {
-			if parts[k] == seg {
-				values = append(values, parts[k+1])
-				break
+		if isOption(w) {
+			_, v, ok := strings.Cut(w, "=")
+			if !ok {
+				continue
 			}
+			w = v
+		}
+		if v, ok := segmentAfter(w, seg); ok {
+			values = append(values, v)
 		}
 	}
 	return values, unknown
+}
+
+// pathOption reports whether an option takes resource IDs or a URL.
+func pathOption(opt string) bool {
+	switch strings.ToLower(strings.TrimLeft(opt, "-")) {
+	case "ids", "id", "url", "uri", "u", "path":
+		return true
+	}
+	return false
+}
+
+// segmentAfter returns the segment of a path or URL after the segment
+// named seg, compared without regard to case; a query or fragment ends
+// the path.
+func segmentAfter(w, seg string) (string, bool) {
+	if !strings.Contains(w, "/") {
+		return "", false
+	}
+	if i := strings.IndexAny(w, "?#"); i >= 0 {
+		w = w[:i]
+	}
+	parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' })
+	for k := 0; k+1 < len(parts); k++ {
+		if strings.EqualFold(parts[k], seg) {
+			return parts[k+1], true
+		}
+	}
+	return "", false
 }
 
 // globTarget reports whether a target holds a wildcard, as a VM name
