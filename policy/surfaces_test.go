@@ -110,7 +110,7 @@ func at(cols []string, i int) string {
 // names: a word is a run of characters other than white space, quotes and
 // the punctuation of structured values.
 func wordsAmong(args string, names []string) []string {
-	words := strings.FieldsFunc(args, func(r rune) bool { return strings.ContainsRune(" \t\"'=,[]{}:/()?&", r) })
+	words := strings.FieldsFunc(args, func(r rune) bool { return strings.ContainsRune(" \t\"'=,[]{}:/()?&@", r) })
 	var out []string
 	for _, n := range names {
 		if slices.Contains(words, n) {

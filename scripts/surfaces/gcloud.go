@@ -22,7 +22,8 @@ var gcloudGroups = []string{
 // top-level compute commands (ssh, scp, reset-windows-password...) come
 // with the groups. The boolean flags are the add_argument and
 // base.Argument calls of lib/surface/compute and
-// lib/googlecloudsdk/command_lib/compute whose action stores true or false;
+// lib/googlecloudsdk/command_lib/compute whose action stores a constant
+// (true, false, a const, a count);
 // gcloud reads every other flag with a value, so its value options are
 // "--*" but those.
 func gcloudSurface(dir string) (*surface, error) {
@@ -73,7 +74,7 @@ func commandFile(name string) bool {
 
 var (
 	argumentCall = regexp.MustCompile(`(?:add_argument|Argument)\(\s*['"](--[a-z0-9-]+)['"]`)
-	storeBoolean = regexp.MustCompile(`action\s*=\s*(?:['"]store_(?:true|false)['"]|arg_parsers\.StoreTrueFalseAction|actions\.StoreBooleanProperty)`)
+	storeBoolean = regexp.MustCompile(`action\s*=\s*(?:['"](?:store_true|store_false|store_const|count)['"]|arg_parsers\.StoreTrueFalseAction|actions\.Store(?:Boolean|Const)Property)`)
 )
 
 // gcloudBooleans returns the boolean flags as value option exclusions
