@@ -149,12 +149,6 @@ func (c *commandRule) at(remote bool) bool {
 	return true
 }
 
-// isValueOpt reports whether word is an option whose value is the next word.
-// The options are the rule's own and those known for the command.
-func (c *commandRule) isValueOpt(s *subject, word string) bool {
-	return takesValue(c.src.ValueOptions, word, s.ps) || takesValue(s.opts, word, s.ps)
-}
-
 // positionals returns the indexes of the positional words of s: not
 // options, not the values of options that take one, and everything after
 // "--".
@@ -195,7 +189,7 @@ func (c *commandRule) positionalWords(s *subject, greedy bool) []int {
 			}
 			return pos
 		case len(a) > 1 && a[0] == '-':
-			if c.isValueOpt(s, a) {
+			if c.valueAt(s, i) {
 				i++
 			} else if greedy && !strings.Contains(a, "=") && i+1 < len(s.args) &&
 				!strings.HasPrefix(s.args[i+1], "-") {
@@ -314,7 +308,22 @@ alias:
 	return words
 }
 
+// glob reports whether name matches pattern: a word, a path.Match
+// pattern, or alternatives of either joined by "|" ("stop|start|reset"),
+// so that one rule can list the subcommands it judges alike.
 func glob(pattern, name string) bool {
+	if strings.IndexByte(pattern, '|') >= 0 {
+		for alt := range strings.SplitSeq(pattern, "|") {
+			if globOne(alt, name) {
+				return true
+			}
+		}
+		return false
+	}
+	return globOne(pattern, name)
+}
+
+func globOne(pattern, name string) bool {
 	if pattern == "*" {
 		return true
 	}

@@ -18,33 +18,63 @@ import "strings"
 // takesValue reports whether the options list says word takes the next
 // word as its value. PowerShell options compare without regard to case.
 func takesValue(list []string, word string, ps bool) bool {
-	found := false
+	takes, _ := optionValue(list, word, ps)
+	return takes
+}
+
+// optionValue is takesValue, and reports whether a pattern ("--*") rather
+// than the option's own name said so. The tools such patterns describe
+// (argparse, Getopt::Long) never read a word that is an option itself as
+// an option's value: see valueAt.
+func optionValue(list []string, word string, ps bool) (takes, byPattern bool) {
 	for _, o := range list {
 		neg := len(o) > 1 && o[0] == '!'
 		if neg {
 			o = o[1:]
 		}
-		if !optionMatches(o, word, ps) {
+		exact, ok := optionMatches(o, word, ps)
+		if !ok {
 			continue
 		}
 		if neg {
-			return false
+			return false, false
 		}
-		found = true
+		if !takes || byPattern {
+			takes, byPattern = true, !exact
+		}
 	}
-	return found
+	return takes, byPattern
 }
 
-// optionMatches reports whether word is the option o names.
-func optionMatches(o, word string, ps bool) bool {
+// valueAt reports whether the option at args[i] of s takes args[i+1] as
+// its value, by the rule's options and the command's: an option named in a
+// list takes the next word whatever it is; one a pattern names takes it
+// unless it is an option itself.
+func (c *commandRule) valueAt(s *subject, i int) bool {
+	a := s.args[i]
+	for _, list := range [2][]string{c.src.ValueOptions, s.opts} {
+		takes, byPattern := optionValue(list, a, s.ps)
+		if !takes {
+			continue
+		}
+		if !byPattern || i+1 >= len(s.args) || s.dynamic(i+1) || !isOption(s.args[i+1]) {
+			return true
+		}
+	}
+	return false
+}
+
+// optionMatches reports whether word is the option o names, and whether
+// by its name rather than a pattern.
+func optionMatches(o, word string, ps bool) (exact, ok bool) {
 	if o == word || ps && strings.EqualFold(o, word) {
-		return true
+		return true, true
 	}
-	prefix, ok := strings.CutSuffix(o, "*")
-	if !ok || len(word) <= len(prefix) || strings.IndexByte(word, '=') >= 0 {
-		return false
+	prefix, isPattern := strings.CutSuffix(o, "*")
+	if !isPattern || len(word) <= len(prefix) || strings.IndexByte(word, '=') >= 0 {
+		return false, false
 	}
-	return word[:len(prefix)] == prefix || ps && strings.EqualFold(word[:len(prefix)], prefix)
+	return false, word[:len(prefix)] == prefix || ps && strings.EqualFold(word[:len(prefix)], prefix)
 }
 
 // wildMatch reports whether s matches pattern, in which "*" stands for any

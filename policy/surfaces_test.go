@@ -37,7 +37,8 @@ type surfaceList struct {
 // readSurface parses a list: directives "@family NAME", "@command WORDS"
 // (what the listed commands follow) and "@targets NAME...", then lines
 // "COMMAND | EFFECT | ARGUMENTS [| TARGETS]". The expected targets of a
-// protect or deny line are the @targets names its arguments hold as words,
+// protect or deny line are the @targets names its command and arguments
+// hold as words,
 // unless TARGETS lists them ("-" for none).
 func readSurface(path string) (*surfaceList, error) {
 	f, err := os.Open(path)
@@ -85,7 +86,7 @@ func readSurface(path string) (*surfaceList, error) {
 		if want >= Protect && want != Ask {
 			switch t := at(cols, 3); t {
 			case "":
-				c.targets = wordsAmong(at(cols, 2), names)
+				c.targets = wordsAmong(cols[0]+" "+at(cols, 2), names)
 			case "-":
 			default:
 				c.targets = strings.Fields(t)
