@@ -92,6 +92,25 @@ var familyCases = []struct {
 	{"aws", "aws ssm send-command --instance-ids i-0abc1234 --document-name AWS-RunShellScript --parameters commands='uptime'", None, nil},
 	{"aws", "aws ssm send-command --instance-ids i-0abc1234 --document-name AWS-RunShellScript --parameters file://params.json", Protect, []string{"i-0abc1234"}},
 	{"aws", "aws ec2-instance-connect ssh --instance-id i-0abc1234", Protect, []string{"i-0abc1234"}},
+	// virsh and proxmox.
+	{"virsh", "virsh -c qemu+ssh://root@kvm1/system destroy web-01", Protect, []string{"web-01"}},
+	{"virsh", "virsh undefine web-01 --remove-all-storage", Deny, []string{"web-01"}},
+	{"virsh", "virsh domstats web-01 && virsh snapshot-list web-01", None, nil},
+	{"proxmox", "qm reset 100 && pvesh create /nodes/pve1/qemu/101/status/reboot", Protect, []string{"100", "101"}},
+	{"proxmox", "qm destroy 100 --purge", Deny, []string{"100"}},
+	{"proxmox", "pct destroy 200 && pvesh get /nodes/pve1/qemu/100/config", None, nil},
+	// Structured values, files and wildcards.
+	{"aws", "aws ssm start-automation-execution --document-name AWS-TerminateEC2Instance --parameters InstanceId=i-0abc1234", Deny, []string{"i-0abc1234"}},
+	{"aws", "aws ec2 create-snapshots --instance-specification InstanceId=i-0abc1234 && aws ec2 modify-instance-credit-specification --instance-credit-specifications InstanceId=i-0abc1234,CpuCredits=unlimited", Protect, []string{"i-0abc1234"}},
+	{"aws", "aws ec2 stop-instances --cli-input-json file://stop.json", Ask, nil},
+	{"aws", "aws ec2 delete-volume --volume-id vol-0abc", Ask, nil},
+	{"azure", "az disk delete -g rg -n web-01-os --yes && az snapshot delete -g rg -n s1", Ask, nil},
+	{"azure", "az vmss restart -g rg -n web-ss", Ask, nil},
+	{"azure", "az rest --method post --url https://management.azure.com/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-01/restart?api-version=2024-07-01", Protect, []string{"web-01"}},
+	{"gcloud", "gcloud compute disks delete data-1 --zone us-central1-a", Ask, nil},
+	{"gcloud", "gcloud compute instances set-name web-01 --new-name web-02", Protect, []string{"web-01"}},
+	{"govc", "govc vm.power -off '/dc1/vm/web-*'", Ask, nil},
+	{"govc", "govc vm.unregister web-01", Deny, []string{"web-01"}},
 	// terraform and pulumi.
 	{"terraform", "terraform apply", Ask, nil},
 	{"terraform", "tofu destroy", Deny, nil},
@@ -195,6 +214,8 @@ func TestDisableFamily(t *testing.T) {
 		"govc":        "govc vm.power -off web-01",
 		"ansible":     "ansible-playbook site.yml -l web-01",
 		"powercli":    "pwsh -c 'New-HardDisk -VM web-01 -CapacityGB 10'",
+		"virsh":       "virsh shutdown web-01",
+		"proxmox":     "qm stop 100",
 		"mcp-vsphere": "",
 	}
 	for fam, cmd := range off {

@@ -129,6 +129,10 @@ func shorthandField(v, name string) (values []string, unknown bool) {
 	)
 	for _, part := range splitShorthand(v) {
 		k, val, hasKey := strings.Cut(part, "=")
+		// A structure's first member follows its key: Spec={InstanceId=i-1.
+		for hasKey && strings.HasPrefix(strings.TrimSpace(val), "{") && !strings.EqualFold(strings.TrimSpace(strings.TrimLeft(k, "{[ ")), name) {
+			k, val, hasKey = strings.Cut(strings.TrimSpace(val)[1:], "=")
+		}
 		if !hasKey {
 			// A word of the list the last key started.
 			if key != "" {
