@@ -537,14 +537,10 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			words = rest
 		case targetHost:
 			targets, unknown = c.hosts(s, targets, unknown)
-		case targetField, targetPath:
-			var vals []string
-			var unk bool
-			if spec.kind == targetField {
-				vals, unk = fieldValues(s, spec.flag)
-			} else {
-				vals, unk = pathValues(s, c.positionals(s), spec.flag)
-			}
+		case targetField:
+			unknown = fieldValues(s, spec.flag, func(v string) { targets = c.splitAdd(targets, v) }) || unknown
+		case targetPath:
+			vals, unk := pathValues(s, c.positionals(s), spec.flag)
 			unknown = unknown || unk
 			for _, v := range vals {
 				targets = c.splitAdd(targets, v)

@@ -19,10 +19,12 @@ import (
 // read from a file (file://, fileb://, @file), a key given in YAML it does
 // not read exactly (anchors, aliases, tags, block scalars, flow mappings).
 
-// fieldValues returns the values of key name in the arguments of s, and
-// whether some argument leaves them unknown. Keys compare without regard
-// to case: a spelling the tool would refuse only adds a target.
-func fieldValues(s *subject, name string) (values []string, unknown bool) {
+// fieldValues calls add with each value of key name in the arguments of s,
+// and reports whether some argument leaves them unknown. Keys compare
+// without regard to case: a spelling the tool would refuse only adds a
+// target. The values go to add as they are found, so that a list of
+// millions is not held twice.
+func fieldValues(s *subject, name string, add func(string)) (unknown bool) {
 	owner := "" // the option whose value args[i] may be
 	for i, a := range s.args {
 		if s.dynamic(i) {
@@ -49,11 +51,9 @@ func fieldValues(s *subject, name string) (values []string, unknown bool) {
 			unknown = unknown || fileMayHold(opt, name)
 			continue
 		}
-		vals, unk := structuredField(a, name)
-		values = append(values, vals...)
-		unknown = unknown || unk
+		unknown = structuredField(a, name, add) || unknown
 	}
-	return values, unknown
+	return unknown
 }
 
 // fileMayHold reports whether a value the CLI reads from a file, given to
@@ -85,49 +85,52 @@ func fromFile(v string) bool {
 		len(v) > 1 && v[0] == '@' && !strings.ContainsAny(v, " \n")
 }
 
-// structuredField reads the values of key name in one argument.
-func structuredField(v, name string) (values []string, unknown bool) {
+// structuredField calls add with the values of key name in one argument,
+// and reports whether they are unknown.
+func structuredField(v, name string, add func(string)) (unknown bool) {
 	if !containsFold(v, name) {
-		return nil, false
+		return false
 	}
 	t := strings.TrimSpace(v)
 	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
-		return jsonField([]byte(t), name)
+		return jsonField([]byte(t), name, add)
 	}
 	if isYAMLKeyed(t, name) {
-		return yamlField(t, name)
+		return yamlField(t, name, add)
 	}
-	return shorthandField(t, name)
+	return shorthandField(t, name, add)
 }
 
 // jsonField collects the strings a key holds anywhere in valid JSON: a
 // string, or a list of strings. A value of another shape (a number, an
 // object) is no name rewind can read, so it is unknown.
-func jsonField(data []byte, name string) (values []string, unknown bool) {
+func jsonField(data []byte, name string, add func(string)) (unknown bool) {
 	jsonscan.Keys(data, func(k jsonscan.Key) bool {
 		if !strings.EqualFold(k.Name, name) {
 			return true
 		}
 		if vals, ok := jsonStrings(json.RawMessage(k.Value)); ok {
-			values = append(values, vals...)
+			for _, v := range vals {
+				add(v)
+			}
 		} else {
 			unknown = true
 		}
 		return true
 	})
-	return values, unknown
+	return unknown
 }
 
 // shorthandField reads AWS shorthand: Name=v, Name=v1,v2 (words without a
 // "=" continue the list), Name=[v1,v2], and the Key=Name,Values=v1,v2 pair
 // of --targets and --filters. Several structures may follow one another
 // (InstanceId=i-1 InstanceId=i-2 are separate words, each read here).
-func shorthandField(v, name string) (values []string, unknown bool) {
+func shorthandField(v, name string, add func(string)) (unknown bool) {
 	var (
 		key     string // the key of the list being read
 		keyName string // the value of a Key= member, for Values=
 	)
-	for _, part := range splitShorthand(v) {
+	for part := range strings.FieldsFuncSeq(v, shorthandSep) {
 		k, val, hasKey := strings.Cut(part, "=")
 		// A structure's first member follows its key: Spec={InstanceId=i-1.
 		for hasKey && strings.HasPrefix(strings.TrimSpace(val), "{") && !strings.EqualFold(strings.TrimSpace(strings.TrimLeft(k, "{[ ")), name) {
@@ -136,7 +139,7 @@ func shorthandField(v, name string) (values []string, unknown bool) {
 		if !hasKey {
 			// A word of the list the last key started.
 			if key != "" {
-				values = appendValue(values, part)
+				addValue(add, part)
 			}
 			continue
 		}
@@ -153,29 +156,25 @@ func shorthandField(v, name string) (values []string, unknown bool) {
 				unknown = true
 				continue
 			}
-			values = appendValue(values, val)
+			addValue(add, val)
 		default:
 			key = ""
 		}
 	}
-	return values, unknown
+	return unknown
 }
 
-// splitShorthand splits shorthand at its commas and at the white space
+// shorthandSep splits shorthand at its commas and at the white space
 // between structures, keeping the brackets of a list value with its words
-// for appendValue to trim.
-func splitShorthand(v string) []string {
-	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' })
-}
+// for addValue to trim.
+func shorthandSep(r rune) bool { return r == ',' || r == ' ' || r == '\n' || r == '\t' }
 
-// appendValue adds one value of a list, without the brackets and quotes
+// addValue adds one value of a list, without the brackets and quotes
 // around it.
-func appendValue(values []string, w string) []string {
-	w = strings.Trim(w, `[]{}"' `)
-	if w == "" {
-		return values
+func addValue(add func(string), w string) {
+	if w = strings.Trim(w, `[]{}"' `); w != "" {
+		add(w)
 	}
-	return append(values, w)
 }
 
 // isYAMLKeyed reports whether text is YAML with name as a mapping key:
@@ -196,8 +195,8 @@ func isYAMLKeyed(text, name string) bool {
 // not read exactly leaves the values unknown: anchors and aliases (an
 // alias could stand for a list of names), tags, block scalars, flow
 // mappings, several documents.
-func yamlField(text, name string) (values []string, unknown bool) {
-	lines := strings.Split(text, "\n")
+func yamlField(text, name string, add func(string)) (unknown bool) {
+	lines := strings.Split(text, "\n") // a list below a key is read ahead
 	for i := 0; i < len(lines); i++ {
 		l := strings.TrimRight(lines[i], " \t\r")
 		trimmed := strings.TrimLeft(l, " \t")
@@ -233,23 +232,23 @@ func yamlField(text, name string) (values []string, unknown bool) {
 					unknown = true
 					continue
 				}
-				values = appendValue(values, v)
+				addValue(add, v)
 			}
 		case strings.HasPrefix(rest, "["):
 			if !strings.HasSuffix(rest, "]") || strings.ContainsAny(rest, "&*!{") {
 				unknown = true
 				continue
 			}
-			for _, w := range strings.Split(rest[1:len(rest)-1], ",") {
-				values = appendValue(values, w)
+			for w := range strings.SplitSeq(rest[1:len(rest)-1], ",") {
+				addValue(add, w)
 			}
 		case strings.ContainsAny(rest, "&*!|>{") && !quotedOnly(rest):
 			unknown = true
 		default:
-			values = appendValue(values, rest)
+			addValue(add, rest)
 		}
 	}
-	return values, unknown
+	return unknown
 }
 
 // quotedOnly reports whether the YAML characters of a line are all inside

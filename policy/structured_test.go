@@ -39,7 +39,8 @@ var structuredCases = []struct {
 func TestStructuredField(t *testing.T) {
 	t.Parallel()
 	for _, tc := range structuredCases {
-		got, unknown := structuredField(tc.arg, tc.key)
+		var got []string
+		unknown := structuredField(tc.arg, tc.key, func(v string) { got = append(got, v) })
 		if !slices.Equal(got, tc.want) || unknown != tc.unknown {
 			t.Errorf("structuredField(%q, %q) = %q, %v; want %q, %v", tc.arg, tc.key, got, unknown, tc.want, tc.unknown)
 		}
@@ -67,7 +68,8 @@ func TestFieldValues(t *testing.T) {
 		{[]string{"--parameters", `"$P"`}, []bool{false, true}, nil, false},
 	} {
 		s := &subject{name: "aws", args: tc.args, dyn: tc.dyn}
-		got, unknown := fieldValues(s, "InstanceId")
+		var got []string
+		unknown := fieldValues(s, "InstanceId", func(v string) { got = append(got, v) })
 		if !slices.Equal(got, tc.want) || unknown != tc.unknown {
 			t.Errorf("fieldValues(%q) = %q, %v; want %q, %v", tc.args, got, unknown, tc.want, tc.unknown)
 		}
@@ -211,12 +213,11 @@ func FuzzStructuredField(f *testing.F) {
 		if key == "" || !utf8.ValidString(key) {
 			return
 		}
-		vals, _ := structuredField(arg, key)
-		for _, v := range vals {
+		structuredField(arg, key, func(v string) {
 			if !strings.Contains(arg, v) && !strings.Contains(unquoteAll(arg), v) {
 				t.Fatalf("value %q is not in %q", v, arg)
 			}
-		}
+		})
 	})
 }
 
