@@ -81,10 +81,84 @@ func optionMatches(o, word string, ps bool) (exact, ok bool) {
 // run of characters, slashes included (a document ARN ends in
 // "document/NAME"), and "?" for any one, without regard to ASCII case:
 // cloud CLIs take "--method DELETE" as "--method delete", and a type or
-// document name spelt in another case only makes more calls match. It backtracks only to the last
-// star, so its cost is linear in practice and at worst the product of the
-// lengths.
+// document name spelt in another case only makes more calls match. A
+// pattern of literals between stars is matched by searching for each
+// literal in turn, in time linear in the length of s, which an agent
+// controls.
 func wildMatch(pattern, s string) bool {
+	if strings.IndexByte(pattern, '?') >= 0 {
+		return wildMatchSlow(pattern, s)
+	}
+	parts := strings.Split(pattern, "*")
+	first, last := parts[0], parts[len(parts)-1]
+	if len(parts) == 1 {
+		return strings.EqualFold(pattern, s)
+	}
+	if len(s) < len(first)+len(last) || !strings.EqualFold(s[:len(first)], first) || !strings.EqualFold(s[len(s)-len(last):], last) {
+		return false
+	}
+	rest := s[len(first) : len(s)-len(last)]
+	for _, lit := range parts[1 : len(parts)-1] {
+		i := indexFold(rest, lit)
+		if i < 0 {
+			return false
+		}
+		rest = rest[i+len(lit):]
+	}
+	return true
+}
+
+// indexFold is strings.Index without regard to ASCII case: it looks for
+// the literal's first byte in either case, as fast as IndexByte does,
+// keeping where each case occurs next so that no byte is scanned twice,
+// and compares the rest where it is found.
+func indexFold(s, lit string) int {
+	if lit == "" {
+		return 0
+	}
+	lo, up := lowerASCII(lit[0]), upperASCII(lit[0])
+	nextLo, nextUp := -1, -1 // the next index of each case at or after i, or len(s)
+	for i := 0; i+len(lit) <= len(s); {
+		if nextLo < i {
+			nextLo = nextIndex(s, i, lo)
+		}
+		if nextUp < i {
+			nextUp = nextLo
+			if up != lo {
+				nextUp = nextIndex(s, i, up)
+			}
+		}
+		i = min(nextLo, nextUp)
+		if i+len(lit) > len(s) {
+			return -1
+		}
+		if strings.EqualFold(s[i:i+len(lit)], lit) {
+			return i
+		}
+		i++
+	}
+	return -1
+}
+
+// nextIndex returns the index of the first b in s at or after from, or
+// len(s).
+func nextIndex(s string, from int, b byte) int {
+	if j := strings.IndexByte(s[from:], b); j >= 0 {
+		return from + j
+	}
+	return len(s)
+}
+
+func upperASCII(b byte) byte {
+	if 'a' <= b && b <= 'z' {
+		return b - 'a' + 'A'
+	}
+	return b
+}
+
+// wildMatchSlow is wildMatch for a pattern with "?": it backtracks to the
+// last star, which the catalog's patterns with "?" ("?*") never need.
+func wildMatchSlow(pattern, s string) bool {
 	p, i := 0, 0
 	star, mark := -1, 0
 	for i < len(s) {

@@ -175,6 +175,11 @@ func TestWildMatch(t *testing.T) {
 		{"?*", "", false},
 		{"?*", "x", true},
 		{"a*b*c", "a" + strings.Repeat("b", 1000), false},
+		{"*a*b*", "ba", false},
+		{"*a*b*", "xAxB", true},
+		{"*x", strings.Repeat("x", 3), true},
+		{"get*", "GETX", true},
+		{"get*", "ge", false},
 	} {
 		if got := wildMatch(tc.pattern, tc.s); got != tc.want {
 			t.Errorf("wildMatch(%q, %q) = %v, want %v", tc.pattern, tc.s, got, tc.want)

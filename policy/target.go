@@ -2,7 +2,6 @@ package policy
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -93,10 +92,15 @@ func parseTargets(s string) ([]targetSpec, error) {
 // positional word, the value of an option that takes IDs or a URL, or a
 // word whose known text shows the segment.
 func pathValues(s *subject, pos []int, seg string) (values []string, unknown bool) {
+	next := 0 // pos is in order: pos[next] is the first positional not before i
 	for i := 0; i < len(s.args); i++ {
 		w := s.args[i]
+		for next < len(pos) && pos[next] < i {
+			next++
+		}
+		positional := next < len(pos) && pos[next] == i
 		if s.dynamic(i) {
-			if slices.Contains(pos, i) || i > 0 && pathOption(s.args[i-1]) || containsFold(w, "/"+seg+"/") {
+			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, "/"+seg+"/") {
 				unknown = true
 			}
 			continue
