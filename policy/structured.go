@@ -28,9 +28,10 @@ func fieldValues(s *subject, name string, add func(string)) (unknown bool) {
 	owner := "" // the option whose value args[i] may be
 	for i, a := range s.args {
 		if s.dynamic(i) {
-			// A word known only at run time could hold the key; only a
-			// word that shows it is a question here.
-			if containsFold(a, name) {
+			// A word known only at run time may hold the key where a
+			// file could ("$(cat in.json)" for --cli-input-json), or
+			// shows it in its known text ("InstanceId=$ID").
+			if containsFold(a, name) || fileMayHold(owner, name) {
 				unknown = true
 			}
 			owner = ""
@@ -56,8 +57,9 @@ func fieldValues(s *subject, name string, add func(string)) (unknown bool) {
 	return unknown
 }
 
-// fileMayHold reports whether a value the CLI reads from a file, given to
-// option opt ("" for a positional word), may hold key: the whole input
+// fileMayHold reports whether a value the CLI reads from a file or that is
+// known only at run time, given to option opt ("" for a positional word),
+// may hold key: the whole input
 // (--cli-input-json), parameters and targets, or an option named for the
 // key's first word (--instance-ids for InstanceIds). A key file or a policy
 // document given to another option names no VM.

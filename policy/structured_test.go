@@ -65,7 +65,10 @@ func TestFieldValues(t *testing.T) {
 		{[]string{"--public-key-material", "fileb://key.pub"}, nil, nil, false},
 		{[]string{"--user-data", "@boot.sh"}, nil, nil, false},
 		{[]string{"--parameters", `"InstanceId=$ID"`}, []bool{false, true}, nil, true},
-		{[]string{"--parameters", `"$P"`}, []bool{false, true}, nil, false},
+		{[]string{"--parameters", `"$P"`}, []bool{false, true}, nil, true},
+		{[]string{"--cli-input-json", `"$(cat in.json)"`}, []bool{false, true}, nil, true},
+		{[]string{"--group-name", `"$NAME"`}, []bool{false, true}, nil, false},
+		{[]string{`$ARGS`}, []bool{true}, nil, true},
 	} {
 		s := &subject{name: "aws", args: tc.args, dyn: tc.dyn}
 		var got []string
