@@ -5,7 +5,7 @@ import "strings"
 // The options of a command that take their value as the next word are
 // listed per command ([value_options]), so that matching and targets skip
 // that word. A list names options, and for tools whose options all take a
-// value but a few (gcloud, virsh, Proxmox's qm) it can say so instead of
+// value but a few (gcloud, Proxmox's qm and pvesh) it can say so instead of
 // naming hundreds: an entry ending in "*" stands for every option it
 // begins, and an entry starting with "!" for options that take no value,
 // whatever another entry says:

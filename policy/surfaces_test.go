@@ -35,7 +35,10 @@ type surfaceList struct {
 }
 
 // readSurface parses a list: directives "@family NAME", "@command WORDS"
-// (what the listed commands follow) and "@targets NAME...", then lines
+// (what the listed commands follow), "@targets NAME...", "@replace FROM
+// TO" (a placeholder of the tool's command names and the word the test
+// puts in it) and "@extra" (the lines after it are more samples, not the
+// tool's commands), then lines
 // "COMMAND | EFFECT | ARGUMENTS [| TARGETS]". The expected targets of a
 // protect or deny line are the @targets names its command and arguments
 // hold as words,
@@ -48,7 +51,7 @@ func readSurface(path string) (*surfaceList, error) {
 	defer f.Close()
 	l := &surfaceList{}
 	var prefix string
-	var names []string
+	var names, replace []string
 	sc := bufio.NewScanner(f)
 	for n := 1; sc.Scan(); n++ {
 		text := strings.TrimSpace(sc.Text())
@@ -65,6 +68,15 @@ func readSurface(path string) (*surfaceList, error) {
 				prefix = val
 			case "targets":
 				names = strings.Fields(val)
+			case "replace":
+				from, to, ok := strings.Cut(val, " ")
+				if !ok {
+					return nil, fmt.Errorf("%s:%d: want @replace FROM TO", path, n)
+				}
+				replace = append(replace, from, strings.TrimSpace(to))
+			case "extra":
+				// What follows are more samples, not the tool's commands:
+				// scripts/surfaces -check leaves them out.
 			default:
 				return nil, fmt.Errorf("%s:%d: unknown directive @%s", path, n, key)
 			}
@@ -82,6 +94,9 @@ func readSurface(path string) (*surfaceList, error) {
 			return nil, fmt.Errorf("%s:%d: %v", path, n, err)
 		}
 		c := surfaceCase{file: filepath.Base(path), line: n, want: want}
+		if len(replace) > 0 {
+			cols[0] = strings.NewReplacer(replace...).Replace(cols[0])
+		}
 		c.command = strings.Join(slices.DeleteFunc([]string{prefix, cols[0], at(cols, 2)}, func(s string) bool { return s == "" }), " ")
 		if want >= Protect && want != Ask {
 			switch t := at(cols, 3); t {

@@ -14,11 +14,13 @@
 //	govc            a github.com/vmware/govmomi checkout (cli/**/*.go)
 //	aws-ec2         a github.com/boto/botocore checkout (botocore/data/ec2)
 //	aws-ssm         the same (botocore/data/ssm)
-//	qm, pct         github.com/proxmox/qemu-server, pve-container (PVE/CLI/*.pm)
-//	pvesh-qemu      github.com/proxmox/qemu-server (PVE/API2/Qemu*.pm)
+//	gcloud          a Cloud SDK release (lib/surface/compute, lib/googlecloudsdk)
+//	qm              github.com/proxmox/qemu-server (src/PVE/CLI/qm.pm)
+//	pct             github.com/proxmox/pve-container (src/PVE/CLI/pct.pm)
+//	pvesh-qemu      github.com/proxmox/qemu-server (src/PVE/API2/Qemu*.pm)
 //
 // The names are printed one per line. -options prints the options that
-// take a value instead. -check compares the names with the commands of a
+// take a value instead (for govc, one line a command: its options differ). -check compares the names with the commands of a
 // list file and prints those the list lacks ("+ NAME") and those the tool
 // no longer has ("- NAME"), exiting 1 when there are any: run it against a
 // new release, then judge each new command in the list.
@@ -37,8 +39,6 @@ import (
 type surface struct {
 	commands     []string
 	valueOptions []string
-	// notes are facts the extraction met that a person should look at.
-	notes []string
 }
 
 var tools = map[string]func(dir string) (*surface, error){
@@ -81,9 +81,6 @@ func main() {
 		fmt.Fprintf(os.Stderr, "surfaces: %v\n", err)
 		os.Exit(1)
 	}
-	for _, n := range s.notes {
-		fmt.Fprintf(os.Stderr, "note: %s\n", n)
-	}
 	names := s.commands
 	if *options {
 		names = s.valueOptions
@@ -122,8 +119,9 @@ func compare(names []string, list string) int {
 	return code
 }
 
-// listCommands reads the commands of a list file: the first field of each
-// line that is not blank, a comment or a directive (@...).
+// listCommands reads the commands of a list file: the text before the
+// first "|" of each line that is not blank, a comment or a directive, up
+// to the "@extra" directive, after which a list holds more samples.
 func listCommands(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -133,11 +131,15 @@ func listCommands(path string) ([]string, error) {
 	var names []string
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) == 0 || strings.HasPrefix(fields[0], "#") || strings.HasPrefix(fields[0], "@") {
+		line := strings.TrimSpace(sc.Text())
+		if line == "@extra" {
+			break
+		}
+		if line == "" || strings.HasPrefix(line, "#") || strings.HasPrefix(line, "@") {
 			continue
 		}
-		names = append(names, fields[0])
+		name, _, _ := strings.Cut(line, "|")
+		names = append(names, strings.Join(strings.Fields(name), " "))
 	}
 	return names, sc.Err()
 }
