@@ -99,6 +99,10 @@ type commandRule struct {
 	payload []string // lower case
 	targets []targetSpec
 	split   string
+	// alts holds, for each match word with alternatives ("stop|start"),
+	// the alternatives, split once rather than at every match; nil when
+	// no word has any.
+	alts [][]string
 }
 
 func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
@@ -114,6 +118,14 @@ func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
 		return nil, err
 	}
 	c.words = strings.Fields(r.Match)
+	for i, w := range c.words {
+		if strings.IndexByte(w, '|') >= 0 {
+			if c.alts == nil {
+				c.alts = make([][]string, len(c.words))
+			}
+			c.alts[i] = strings.Split(w, "|")
+		}
+	}
 	for _, p := range r.Cmdlets {
 		c.cmdlets = append(c.cmdlets, strings.ToLower(p))
 	}
@@ -277,11 +289,25 @@ func (c *commandRule) wordsMatch(s *subject, pos []int, lenient bool) bool {
 			if w != "*" && !lenient {
 				return false
 			}
-		} else if !glob(w, words[k]) {
+		} else if !c.wordIs(k+1, w, words[k]) {
 			return false
 		}
 	}
 	return true
+}
+
+// wordIs reports whether word matches the rule's match word at index i,
+// pattern.
+func (c *commandRule) wordIs(i int, pattern, word string) bool {
+	if c.alts == nil || c.alts[i] == nil {
+		return globOne(pattern, word)
+	}
+	for _, alt := range c.alts[i] {
+		if globOne(alt, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // subcommand returns the first n positional words of s, with a
@@ -334,6 +360,9 @@ func globOne(pattern, name string) bool {
 		return pattern == name
 	case i == len(pattern)-1 && pattern[i] == '*':
 		return strings.HasPrefix(name, pattern[:i]) && strings.IndexByte(name[i:], '/') < 0
+	case i == 0 && pattern[0] == '*' && globMeta(pattern[1:]) < 0:
+		// "*.info": a suffix.
+		return strings.HasSuffix(name, pattern[1:]) && strings.IndexByte(name[:len(name)-len(pattern)+1], '/') < 0
 	}
 	ok, _ := path.Match(pattern, name)
 	return ok
