@@ -92,6 +92,7 @@ func parseTargets(s string) ([]targetSpec, error) {
 // positional word, the value of an option that takes IDs or a URL, or a
 // word whose known text shows the segment.
 func pathValues(s *subject, pos []int, seg string) (values []string, unknown bool) {
+	shown := "/" + seg + "/"
 	next := 0 // pos is in order: pos[next] is the first positional not before i
 	for i := 0; i < len(s.args); i++ {
 		w := s.args[i]
@@ -100,7 +101,7 @@ func pathValues(s *subject, pos []int, seg string) (values []string, unknown boo
 		}
 		positional := next < len(pos) && pos[next] == i
 		if s.dynamic(i) {
-			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, "/"+seg+"/") {
+			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, shown) {
 				unknown = true
 			}
 			continue
@@ -138,10 +139,14 @@ func segmentAfter(w, seg string) (string, bool) {
 	if i := strings.IndexAny(w, "?#"); i >= 0 {
 		w = w[:i]
 	}
-	parts := strings.FieldsFunc(w, func(r rune) bool { return r == '/' })
-	for k := 0; k+1 < len(parts); k++ {
-		if strings.EqualFold(parts[k], seg) {
-			return parts[k+1], true
+	found := false
+	for part := range strings.SplitSeq(w, "/") {
+		switch {
+		case part == "":
+		case found:
+			return part, true
+		case strings.EqualFold(part, seg):
+			found = true
 		}
 	}
 	return "", false
