@@ -88,19 +88,30 @@ func fromFile(v string) bool {
 }
 
 // structuredField calls add with the values of key name in one argument,
-// and reports whether they are unknown.
+// and reports whether they are unknown. An argument that holds the key's
+// name but in no form rewind reads ("InstanceIds": in YAML, a YAML flow
+// mapping, a tag Key=tag:InstanceIds) leaves them unknown too.
 func structuredField(v, name string, add func(string)) (unknown bool) {
 	if !containsFold(v, name) {
 		return false
 	}
 	t := strings.TrimSpace(v)
-	if (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)) {
-		return jsonField([]byte(t), name, add)
+	if strings.EqualFold(t, name) {
+		// The key's name alone, as --target-parameter-name InstanceId
+		// gives it: no value.
+		return false
 	}
-	if isYAMLKeyed(t, name) {
-		return yamlField(t, name, add)
+	found := false
+	counted := func(s string) { found = true; add(s) }
+	switch {
+	case (strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t)):
+		unknown = jsonField([]byte(t), name, counted)
+	case isYAMLKeyed(t, name):
+		unknown = yamlField(t, name, counted)
+	default:
+		unknown = shorthandField(t, name, counted)
 	}
-	return shorthandField(t, name, add)
+	return unknown || !found
 }
 
 // jsonField collects the strings a key holds anywhere in valid JSON: a
