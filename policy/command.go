@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -100,6 +101,10 @@ type commandRule struct {
 	payload []string // lower case
 	targets []targetSpec
 	split   string
+	// alts holds, for each match word with alternatives ("stop|start"),
+	// the alternatives, split once rather than at every match; nil when
+	// no word has any.
+	alts [][]string
 }
 
 func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
@@ -115,6 +120,14 @@ func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
 		return nil, err
 	}
 	c.words = strings.Fields(r.Match)
+	for i, w := range c.words {
+		if strings.IndexByte(w, '|') >= 0 {
+			if c.alts == nil {
+				c.alts = make([][]string, len(c.words))
+			}
+			c.alts[i] = strings.Split(w, "|")
+		}
+	}
 	for _, p := range r.Cmdlets {
 		c.cmdlets = append(c.cmdlets, strings.ToLower(p))
 	}
@@ -148,19 +161,6 @@ func (c *commandRule) at(remote bool) bool {
 		return remote
 	}
 	return true
-}
-
-// isValueOpt reports whether word is an option whose value is the next word.
-// The options are the rule's own and those known for the command.
-func (c *commandRule) isValueOpt(s *subject, word string) bool {
-	for _, list := range [2][]string{c.src.ValueOptions, s.opts} {
-		for _, o := range list {
-			if o == word || s.ps && strings.EqualFold(o, word) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // positionals returns the indexes of the positional words of s: not
@@ -203,7 +203,7 @@ func (c *commandRule) positionalWords(s *subject, greedy bool) []int {
 			}
 			return pos
 		case len(a) > 1 && a[0] == '-':
-			if c.isValueOpt(s, a) {
+			if c.valueAt(s, i) {
 				i++
 			} else if greedy && !strings.Contains(a, "=") && i+1 < len(s.args) &&
 				!strings.HasPrefix(s.args[i+1], "-") {
@@ -291,11 +291,25 @@ func (c *commandRule) wordsMatch(s *subject, pos []int, lenient bool) bool {
 			if w != "*" && !lenient {
 				return false
 			}
-		} else if !glob(w, words[k]) {
+		} else if !c.wordIs(k+1, w, words[k]) {
 			return false
 		}
 	}
 	return true
+}
+
+// wordIs reports whether word matches the rule's match word at index i,
+// pattern.
+func (c *commandRule) wordIs(i int, pattern, word string) bool {
+	if c.alts == nil || c.alts[i] == nil {
+		return globOne(pattern, word)
+	}
+	for _, alt := range c.alts[i] {
+		if globOne(alt, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // subcommand returns the first n positional words of s, with a
@@ -322,7 +336,22 @@ alias:
 	return words
 }
 
+// glob reports whether name matches pattern: a word, a path.Match
+// pattern, or alternatives of either joined by "|" ("stop|start|reset"),
+// so that one rule can list the subcommands it judges alike.
 func glob(pattern, name string) bool {
+	if strings.IndexByte(pattern, '|') >= 0 {
+		for alt := range strings.SplitSeq(pattern, "|") {
+			if globOne(alt, name) {
+				return true
+			}
+		}
+		return false
+	}
+	return globOne(pattern, name)
+}
+
+func globOne(pattern, name string) bool {
 	if pattern == "*" {
 		return true
 	}
@@ -333,6 +362,9 @@ func glob(pattern, name string) bool {
 		return pattern == name
 	case i == len(pattern)-1 && pattern[i] == '*':
 		return strings.HasPrefix(name, pattern[:i]) && strings.IndexByte(name[i:], '/') < 0
+	case i == 0 && pattern[0] == '*' && globMeta(pattern[1:]) < 0:
+		// "*.info": a suffix.
+		return strings.HasSuffix(name, pattern[1:]) && strings.IndexByte(name[:len(name)-len(pattern)+1], '/') < 0
 	}
 	ok, _ := path.Match(pattern, name)
 	return ok
@@ -407,6 +439,18 @@ func lastValue(s *subject, want []string, w string, i int) bool {
 func argIs(s *subject, i int, a, w string) bool {
 	eq := func(x, y string) bool { return x == y || s.ps && strings.EqualFold(x, y) }
 	if opt, val, ok := strings.Cut(w, " "); ok {
+		if globMeta(val) >= 0 {
+			// A value pattern: "--document-name *Terminate*".
+			if eq(a, opt) {
+				return i+1 < len(s.args) && !s.dynamic(i+1) && wildMatch(val, s.args[i+1])
+			}
+			for _, sep := range []string{"=", ":"} {
+				if len(a) > len(opt) && eq(a[:len(opt)], opt) && a[len(opt):len(opt)+1] == sep && (sep == "=" || s.ps) {
+					return wildMatch(val, a[len(opt)+1:])
+				}
+			}
+			return false
+		}
 		if eq(a, opt) {
 			return i+1 < len(s.args) && !s.dynamic(i+1) && s.args[i+1] == val
 		}
@@ -415,6 +459,10 @@ func argIs(s *subject, i int, a, w string) bool {
 	}
 	if eq(a, w) {
 		return true
+	}
+	if !strings.HasPrefix(w, "-") && globMeta(w) >= 0 {
+		// A word pattern: "disk-*" among the arguments.
+		return !isOption(a) && wildMatch(w, a)
 	}
 	if strings.HasPrefix(w, "-") && len(a) > len(w) {
 		if eq(a[:len(w)+1], w+"=") || s.ps && eq(a[:len(w)+1], w+":") {
@@ -520,6 +568,14 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			words = rest
 		case targetHost:
 			targets, unknown = c.hosts(s, targets, unknown)
+		case targetField:
+			unknown = fieldValues(s, spec.flag, func(v string) { targets = c.splitAdd(targets, v) }) || unknown
+		case targetPath:
+			vals, unk := pathValues(s, c.positionals(s), spec.flag)
+			unknown = unknown || unk
+			for _, v := range vals {
+				targets = c.splitAdd(targets, v)
+			}
 		}
 		for _, i := range words {
 			if s.dynamic(i) {
@@ -529,10 +585,20 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 			targets = c.splitAdd(targets, s.args[i])
 		}
 		if len(targets) > 0 {
-			return uniq(targets), unknown
+			break
 		}
 	}
-	return uniq(targets), unknown
+	// A name with a wildcard names VMs known only when the tool runs; a
+	// value the tool reads from a file (file://ids.json, @ids.txt) is
+	// known only to the tool.
+	targets = slices.DeleteFunc(uniq(targets), func(t string) bool {
+		if globTarget(t) || fromFile(t) {
+			unknown = true
+			return true
+		}
+		return false
+	})
+	return targets, unknown
 }
 
 func (c *commandRule) splitAdd(targets []string, word string) []string {

@@ -606,7 +606,7 @@ func (v *validator) config(f *fileConfig) *Config {
 	}
 	for cmd, opts := range cfg.ValueOptions {
 		for _, o := range opts {
-			if !strings.HasPrefix(o, "-") || o == "-" {
+			if o = strings.TrimPrefix(o, "!"); !strings.HasPrefix(o, "-") || o == "-" {
 				v.fail("value_options", -1, cmd, "%q is not an option", o)
 			}
 		}
@@ -753,7 +753,7 @@ func (v *validator) command(i int, c *fileCommand) CommandRule {
 		}
 	}
 	for _, o := range r.ValueOptions {
-		if !strings.HasPrefix(o, "-") || o == "-" {
+		if o = strings.TrimPrefix(o, "!"); !strings.HasPrefix(o, "-") || o == "-" {
 			v.fail("command", i, "value_options", "%q is not an option", o)
 		}
 	}

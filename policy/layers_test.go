@@ -117,7 +117,7 @@ func TestUntrustedProjectOnlyTightens(t *testing.T) {
 		{"a rule of its own", "[[command]]\nmatch = \"terraform destroy\"\neffect = \"deny\"\n", "terraform destroy -auto-approve", Deny},
 		{"its own none on a command nobody guards", "[[command]]\nmatch = \"make\"\neffect = \"none\"\n", "make test", None},
 		{"an alias hiding the user's words", "[subcommand_aliases]\nvirsh = { \"shutdown\" = \"list\" }\n", "virsh shutdown web-01", Protect},
-		{"a value option hiding the user's words", "[value_options]\nvirsh = [\"-c\"]\n", "virsh -c shutdown web-01", Protect},
+		{"a value option hiding the user's words", "[value_options]\nvirsh = [\"-q\"]\n", "virsh -q shutdown web-01", Protect},
 		{"its alias applies to its own rules", "[subcommand_aliases]\nmytool = { \"rm\" = \"destroy\" }\n[[command]]\nmatch = \"mytool destroy\"\neffect = \"deny\"\n", "mytool rm x", Deny},
 		{"a write rule that exempts a guarded file", "[[command]]\nmatch = \"*\"\nwrites = [\"**\"]\neffect = \"none\"\n", "echo x > .rewind.toml", Ask},
 	}

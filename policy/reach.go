@@ -2,7 +2,6 @@ package policy
 
 import (
 	"encoding/json"
-	"slices"
 	"strings"
 )
 
@@ -593,7 +592,7 @@ func dropReleaseTrack(s *subject) {
 			return
 		}
 		if isOption(a) {
-			if slices.Contains(s.opts, a) {
+			if takesValue(s.opts, a, false) {
 				i++
 			}
 			continue

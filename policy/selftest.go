@@ -233,8 +233,10 @@ func (c *commandRule) sample() string {
 	return cmd
 }
 
-// sampleWord makes a word a glob matches, filling wildcards with fill.
+// sampleWord makes a word a glob matches, filling wildcards with fill; of
+// alternatives ("stop|start"), the first.
 func sampleWord(glob, fill string) string {
+	glob, _, _ = strings.Cut(glob, "|")
 	var b strings.Builder
 	for i := 0; i < len(glob); i++ {
 		switch c := glob[i]; c {

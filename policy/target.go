@@ -16,18 +16,21 @@ const (
 	targetHost                    // the host the command acts on
 	targetFlags                   // the values of an option that takes several words
 	targetDest                    // the N-th positional word as an ssh destination
+	targetField                   // the values of a key in structured arguments
+	targetPath                    // the path segment after a named one
 )
 
 // targetSpec is one alternative of a rule's target.
 type targetSpec struct {
 	kind targetKind
-	flag string // the option's name without dashes, for targetFlag
+	flag string // the option's name without dashes, for targetFlag; the key or segment for targetField and targetPath
 	raw  string // the option as written in the spec, for samples
 	n    int    // 1-based, for targetArg
 }
 
 // parseTargets parses a target spec: alternatives joined by "|", each
-// "flag:NAME", "flags:NAME", "arg:N", "dest:N", "args" or "host".
+// "flag:NAME", "flags:NAME", "arg:N", "dest:N", "field:KEY", "path:SEGMENT",
+// "args" or "host".
 func parseTargets(s string) ([]targetSpec, error) {
 	if s == "" {
 		return nil, nil
@@ -56,6 +59,15 @@ func parseTargets(s string) ([]targetSpec, error) {
 				k = targetDest
 			}
 			specs = append(specs, targetSpec{kind: k, n: n})
+		case "field", "path":
+			if arg == "" || strings.ContainsAny(arg, " =/:") {
+				return nil, fmt.Errorf("bad target %q: %s needs a name, as in %s", alt, kind, map[string]string{"field": "field:InstanceId", "path": "path:qemu"}[kind])
+			}
+			k := targetField
+			if kind == "path" {
+				k = targetPath
+			}
+			specs = append(specs, targetSpec{kind: k, flag: arg, raw: arg})
 		case "args", "host":
 			if arg != "" || strings.Contains(alt, ":") {
 				return nil, fmt.Errorf("bad target %q: %s takes no value", alt, kind)
@@ -66,10 +78,94 @@ func parseTargets(s string) ([]targetSpec, error) {
 			}
 			specs = append(specs, targetSpec{kind: k})
 		default:
-			return nil, fmt.Errorf("unknown target %q (want flag:NAME, flags:NAME, arg:N, dest:N, args or host, joined by |)", alt)
+			return nil, fmt.Errorf("unknown target %q (want flag:NAME, flags:NAME, arg:N, dest:N, field:KEY, path:SEGMENT, args or host, joined by |)", alt)
 		}
 	}
 	return specs, nil
+}
+
+// pathValues returns, for each word of s that is a path or a URL (an API
+// path as pvesh takes it, /nodes/pve1/qemu/100/status/stop; an Azure
+// resource ID or management URL, .../virtualMachines/web-01/powerOff), the
+// segment after the segment named seg, in any case: "100" for "qemu". A
+// word decided at run time leaves the value unknown where a path goes: a
+// positional word, the value of an option that takes IDs or a URL, or a
+// word whose known text shows the segment.
+func pathValues(s *subject, pos []int, seg string) (values []string, unknown bool) {
+	shown := "/" + seg + "/"
+	next := 0 // pos is in order: pos[next] is the first positional not before i
+	for i := 0; i < len(s.args); i++ {
+		w := s.args[i]
+		for next < len(pos) && pos[next] < i {
+			next++
+		}
+		positional := next < len(pos) && pos[next] == i
+		if s.dynamic(i) {
+			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, shown) {
+				unknown = true
+			}
+			continue
+		}
+		if isOption(w) {
+			_, v, ok := strings.Cut(w, "=")
+			if !ok {
+				continue
+			}
+			w = v
+		}
+		if v, ok := segmentAfter(w, seg); ok {
+			values = append(values, v)
+		}
+	}
+	return values, unknown
+}
+
+// pathOption reports whether an option takes resource IDs or a URL.
+func pathOption(opt string) bool {
+	switch strings.ToLower(strings.TrimLeft(opt, "-")) {
+	case "ids", "id", "url", "uri", "u", "path":
+		return true
+	}
+	return false
+}
+
+// segmentAfter returns the segment of a path or URL after the segment
+// named seg, compared without regard to case; a query or fragment ends
+// the path.
+func segmentAfter(w, seg string) (string, bool) {
+	if !strings.Contains(w, "/") {
+		return "", false
+	}
+	if i := strings.IndexAny(w, "?#"); i >= 0 {
+		w = w[:i]
+	}
+	found := false
+	for part := range strings.SplitSeq(w, "/") {
+		switch {
+		case part == "":
+		case found:
+			return part, true
+		case strings.EqualFold(part, seg):
+			found = true
+		}
+	}
+	return "", false
+}
+
+// globTarget reports whether a target holds a wildcard, as a VM name
+// passed to a tool that matches names (govc's inventory paths, PowerShell's
+// -Name web-*) can: which VMs it names is known only when the tool runs.
+// Brackets count when they enclose a class, not an IPv6 address.
+func globTarget(t string) bool {
+	if strings.ContainsAny(t, "*?") {
+		return true
+	}
+	open := strings.IndexByte(t, '[')
+	if open < 0 {
+		return false
+	}
+	end := strings.IndexByte(t[open:], ']')
+	return end > 1 && !strings.Contains(t[open:open+end], ":")
 }
 
 // hostOf returns the host in an ssh destination: "web-01" from "web-01",
