@@ -209,7 +209,7 @@ func render(inv Invocation) string {
 }
 
 func TestAnalyze(t *testing.T) {
-	for _, tc := range analyzeCases {
+	for _, tc := range slices.Concat(analyzeCases, unknowableCases) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Analyze(tc.src)
 			var rendered, names []string
@@ -485,7 +485,7 @@ func TestUnparsedText(t *testing.T) {
 }
 
 func FuzzAnalyze(f *testing.F) {
-	for _, tc := range analyzeCases {
+	for _, tc := range slices.Concat(analyzeCases, unknowableCases) {
 		f.Add(tc.src)
 	}
 	// Seeds stay small: the fuzzer minimises each input it finds

@@ -22,9 +22,10 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	for _, w := range x.Args {
 		a.word(c, w)
 	}
-	fields := make([]field, len(x.Args))
-	for i, w := range x.Args {
-		fields[i] = c.field(w)
+	fields := c.callFields(x.Args)
+	if len(fields) == 0 {
+		// "{,}" expands to no word at all: nothing runs.
+		return
 	}
 	a.callLine = x.End().Line()
 	outer := a.steps
@@ -70,14 +71,41 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			return
 		}
 		a.tail = nil
+		if consumedGlob(fields, t.fields) {
+			// A pattern among the wrapper's own words may match several
+			// files, or none, and so move the command it runs.
+			a.dynamic(c, src)
+			return
+		}
 		c, fields, in = t.c, t.fields, t.in
 	}
+}
+
+// consumedGlob reports whether a word a wrapper read before the command it
+// hands on, next, holds a glob. next is most often the tail of fields.
+func consumedGlob(fields, next []field) bool {
+	if len(next) == 0 {
+		return false
+	}
+	for k := 1; k < len(fields); k++ {
+		if &fields[k] == &next[0] {
+			for _, f := range fields[1:k] {
+				if f.glob {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // step reports the command in fields, or, for a wrapper, hands on the
 // command it runs with then.
 func (a *analyzer) step(c *code, src string, fields []field, in *input) {
-	if fields[0].dyn {
+	if fields[0].dyn || fields[0].glob {
+		// A name made by an expansion or matched against files is
+		// decided at run time.
 		a.dynamic(c, src)
 		return
 	}

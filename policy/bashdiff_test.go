@@ -1,0 +1,128 @@
+package policy
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// bashCases are constructs whose code bash runs although no literal
+// command shows it, each with a harmless sibling that runs nothing. The
+// differential test runs each with real bash, PATH holding logging stubs
+// of the commands an agent could reach a VM with, and checks rewind's
+// verdict against what bash really ran: when a stub ran, the verdict is
+// not none; when none ran, it is none.
+//
+// In cmd, {{stubs}} stands for the folder of stubs and {{work}} for the
+// folder bash runs in, which holds a copy of each stub too (for patterns
+// such as ./[g]ovc). runs says whether bash runs a stub, which the test
+// checks first, so that a case that no longer shows what it says fails.
+// needs lists the programs besides bash the case needs; it is skipped
+// without them.
+var bashCases = []struct {
+	name  string
+	cmd   string
+	runs  bool
+	needs []string
+}{
+	// Brace expansion makes the command name from literal text.
+	{"braces make the command", "{ssh,web-01,reboot}", true, nil},
+	{"braces make the name", "s{s,}h web-01 reboot", true, nil},
+	{"an empty brace word drops out", "{,}ssh web-01 reboot", true, nil},
+	{"braces after a wrapper", "sudo() { \"$@\"; }; sudo {ssh,web-01} reboot", true, nil},
+	{"braces in a subcommand", "govc vm.{destroy,info} web-01", true, nil},
+	{"braces in an argument", "echo {ssh,web-01,reboot}", false, nil},
+	{"quoted braces", "\"{ssh,web-01,reboot}\" 2>/dev/null || true", false, nil},
+	// A pattern in command position names whatever files match.
+	{"glob in a path", "{{stubs}}/ss? web-01 reboot", true, nil},
+	{"bracket glob", "./[g]ovc vm.destroy web-01", true, nil},
+	{"star glob", "./gov* vm.destroy web-01", true, nil},
+	{"glob in a wrapper's word", "env -u s[cf]* echo web-01", true, nil},
+	{"glob as an argument", "ls {{stubs}}/ss? >/dev/null", false, nil},
+	{"escaped glob", "echo \\[g\\]ovc", false, nil},
+	{"test bracket", "[ -x ./govc ] && echo yes", false, nil},
+}
+
+// stubNames are the commands the stubs stand for.
+var stubNames = []string{"ssh", "govc", "scp", "sftp", "rsync", "az", "virsh", "autossh", "mosh", "pdsh", "salt", "vagrant"}
+
+func TestAgainstBashStubs(t *testing.T) {
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Skip("bash not found")
+	}
+	t.Parallel()
+	p := newPolicy(t, "")
+	for _, tc := range bashCases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			for _, n := range tc.needs {
+				if _, err := exec.LookPath(n); err != nil {
+					t.Skipf("%s not found", n)
+				}
+			}
+			stubs, work, log := stubFolders(t)
+			cmd := strings.NewReplacer("{{stubs}}", stubs, "{{work}}", work).Replace(tc.cmd)
+			ran, out := runWithStubs(t, bash, cmd, stubs, work, log)
+			if ran != tc.runs {
+				t.Fatalf("bash ran a stub: %v, the case says %v\ncommand: %s\nlog: %s", ran, tc.runs, cmd, out)
+			}
+			v := p.ClassifyCommand(cmd)
+			switch {
+			case ran && v.Effect == None:
+				t.Errorf("bash ran %q, rewind says none\ncommand: %s", out, cmd)
+			case !ran && v.Effect != None:
+				t.Errorf("bash ran no stub, rewind says %s (%s: %s)\ncommand: %s", v.Effect, v.Rule, v.Reason, cmd)
+			}
+		})
+	}
+}
+
+// stubFolders makes a folder of logging stubs, a work folder holding a
+// copy of each, and the log they append to.
+func stubFolders(t *testing.T) (stubs, work, log string) {
+	dir := t.TempDir()
+	stubs, work, log = filepath.Join(dir, "stubs"), filepath.Join(dir, "work"), filepath.Join(dir, "ran.log")
+	for _, d := range []string{stubs, work} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	script := "#!/bin/sh\necho \"${0##*/} $*\" >> " + shellQuote(log) + "\n"
+	for _, n := range stubNames {
+		for _, d := range []string{stubs, work} {
+			if err := os.WriteFile(filepath.Join(d, n), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return stubs, work, log
+}
+
+// runWithStubs runs cmd with bash in work, the stubs first on PATH, and
+// reports whether a stub ran, with what it logged.
+func runWithStubs(t *testing.T, bash, cmd, stubs, work, log string) (bool, string) {
+	// The bound only keeps a construct that waits for input from
+	// hanging the test; nothing is timed.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	c := exec.CommandContext(ctx, bash, "-c", cmd)
+	c.Dir = work
+	c.Env = append(os.Environ(), "PATH="+stubs+string(os.PathListSeparator)+os.Getenv("PATH"), "HOME="+work)
+	c.Stdin = nil
+	if out, err := c.CombinedOutput(); ctx.Err() != nil {
+		t.Fatalf("bash did not finish: %v\n%s", err, out)
+	}
+	data, err := os.ReadFile(log)
+	if os.IsNotExist(err) {
+		return false, ""
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(data) > 0, strings.TrimSpace(string(data))
+}
