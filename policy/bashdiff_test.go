@@ -45,6 +45,52 @@ var bashCases = []struct {
 	{"glob as an argument", "ls {{stubs}}/ss? >/dev/null", false, nil},
 	{"escaped glob", "echo \\[g\\]ovc", false, nil},
 	{"test bracket", "[ -x ./govc ] && echo yes", false, nil},
+
+	// Names bash resolves through aliases and hashed paths.
+	{"alias ending in a blank", "shopt -s expand_aliases\nalias a='command ' b='ssh web-01 reboot'\na b", true, nil},
+	{"alias through its array", "shopt -s expand_aliases\nBASH_ALIASES[x]='ssh web-01 reboot'\nx", true, nil},
+	{"aliases as a list", "shopt -s expand_aliases\nBASH_ALIASES=([x]='ssh web-01 reboot')\nx", true, nil},
+	{"hashed path", "hash -p {{stubs}}/ssh foo; foo web-01 reboot", true, nil},
+	{"hashed path used by an earlier function", "f() { foo web-01 reboot; }; hash -p {{stubs}}/ssh foo; f", true, nil},
+	{"hashed harmless path", "hash -p /bin/echo say; say hi", false, nil},
+	{"function through the environment", "env 'BASH_FUNC_ls%%=() { ssh web-01 reboot; }' bash -c ls", true, nil},
+	{"alias prose", "echo \"alias b='ssh web-01 reboot'\"", false, nil},
+
+	// Scripts read from standard input or another descriptor.
+	{"source stdin", "source /dev/stdin <<<'ssh web-01 reboot'", true, nil},
+	{"dot a descriptor", ". /dev/fd/3 3<<<'ssh web-01 reboot'", true, nil},
+	{"descriptor set by exec", "exec 3<<<'ssh web-01 reboot'; source /dev/fd/3", true, nil},
+	{"bash runs stdin", "bash /dev/stdin <<<'ssh web-01 reboot'", true, nil},
+	{"piped to source", "echo 'ssh web-01 reboot' | source /dev/stdin", true, nil},
+	{"proc descriptor", "source /proc/self/fd/0 <<<'ssh web-01 reboot'", true, nil},
+	{"descriptor of a group", "{ source /dev/fd/4; } 4<<<'ssh web-01 reboot'", true, nil},
+	{"stdin of code handed on", "bash -c 'source /dev/stdin' <<<'ssh web-01 reboot'", true, nil},
+	{"BASH_ENV", "BASH_ENV=<(echo 'ssh web-01 reboot') bash -c true", true, nil},
+	{"harmless stdin script", "source /dev/stdin <<<'echo hi'", false, nil},
+	{"descriptor read as data", "cat /dev/fd/3 3<<<'ssh web-01 reboot'", false, nil},
+
+	// Text bash expands again: subscripts, arithmetic, prompts.
+	{"declare subscript", "declare 'a[$(ssh web-01 reboot)]=1'", true, nil},
+	{"unset subscript", "a=(1); unset 'a[$(ssh web-01 reboot)]'", true, nil},
+	{"printf -v subscript", "printf -v 'a[$(ssh web-01 reboot)]' x", true, nil},
+	{"read subscript", "read 'a[$(ssh web-01 reboot)]' <<< x", true, nil},
+	{"test -v subscript", "test -v 'a[$(ssh web-01 reboot)]'", true, nil},
+	{"[ -v subscript", "[ -v 'a[$(ssh web-01 reboot)]' ]", true, nil},
+	{"[[ -v subscript", "[[ -v 'a[$(ssh web-01 reboot)]' ]]", true, nil},
+	{"[[ arithmetic operand", "[[ 'a[$(ssh web-01 reboot)]' -eq 1 ]]", true, nil},
+	{"let subscript", "let 'x=a[$(ssh web-01 reboot)]'", true, nil},
+	{"arithmetic command string", "(( 'a[$(ssh web-01 reboot)]' ))", true, nil},
+	{"variable evaluated as arithmetic", "x='a[$(ssh web-01 reboot)]'; (( x ))", true, nil},
+	{"indirect expansion", "x='a[$(ssh web-01 reboot)]'; echo ${!x}", true, nil},
+	{"quoted index", "a=(1 2); echo ${a['$(ssh web-01 reboot)']}", true, nil},
+	{"integer variable", "declare -i x; x='a[$(ssh web-01 reboot)]'", true, nil},
+	{"prompt expansion", "x='$(ssh web-01 reboot)'; echo \"${x@P}\"", true, nil},
+	{"traced prompt", "PS4='$(ssh web-01 reboot)'; set -x; true", true, nil},
+	{"mapfile callback", "mapfile -C 'ssh web-01 reboot' -c 1 <<<x", true, nil},
+	{"subscript prose", "echo 'a[$(ssh web-01 reboot)]'", false, nil},
+	{"plain unset", "a=(1); unset 'a[0]'", false, nil},
+	{"test compares a string", "test 'a[$(ssh web-01 reboot)]' = x", false, nil},
+	{"value holding a command", "x='$(ssh web-01 reboot)'; echo \"$x\"", false, nil},
 }
 
 // stubNames are the commands the stubs stand for.

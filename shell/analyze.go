@@ -72,10 +72,20 @@ type analyzer struct {
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
+	// fds are the descriptors other than stdin that the statements being
+	// walked read, innermost last (see descriptor).
+	fds []descInput
 	// aliases are the aliases the command string defines, by name.
 	aliases map[string]*aliasDef
 	// expansions counts alias expansions, which maxAliasExpansions bounds.
 	expansions int
+	// hashed are the names "hash -p" binds to programs.
+	hashed map[string]string
+	// bodies counts the function and loop bodies being walked, whose
+	// code may run after code written below it; funcs is set once a
+	// function is defined.
+	bodies int
+	funcs  bool
 	// callLine is the last line of the simple command being run.
 	callLine uint
 	// frameLimit is the call depth past which parsing stops.

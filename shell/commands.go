@@ -109,7 +109,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.dynamic(c, src)
 		return
 	}
-	name := baseName(fields[0].val)
+	name := a.resolve(fields[0].val)
 	if name == "" {
 		return
 	}
@@ -121,6 +121,9 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			break
 		}
 		for i < len(args) && isAssignment(args[i]) {
+			if n, v, ok := cutAssignment(args[i]); ok {
+				a.assignedCode(c, src, n, v)
+			}
 			i++
 		}
 		if i < len(args) {
@@ -216,9 +219,11 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.findExec(c, src, args)
 		return
 	case "source", ".":
-		if len(args) > 0 && args[0].file != nil {
-			a.fileCode(c, name, src, args[0].file)
-			return
+		if len(args) > 0 {
+			if f, ok := a.scriptFile(args[0], in); ok {
+				a.fileCode(c, name, src, f)
+				return
+			}
 		}
 	case "trap":
 		// trap ACTION SIGNAL...: the action is code that runs later.
@@ -231,11 +236,23 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "alias":
-		a.defineAliases(c, args)
+		a.defineAliases(c, src, args)
+	case "unalias":
+		a.unalias(args)
+	case "hash":
+		a.hash(c, src, args)
+	case "enable":
+		// enable -f FILE NAME loads a builtin from a shared object: code
+		// the command string does not show.
+		if _, seen := enableOpts.parse(args); seen.has("-f") {
+			a.dynamic(c, src)
+		}
 	case "parallel":
 		if a.parallel(c, src, args, in) {
 			return
 		}
+	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
+		a.evaluatedWords(c, name, src, args)
 	default:
 		if w, ok := wrappers[name]; ok {
 			if a.wrapped(c, name, src, w, args, in) {
@@ -337,8 +354,17 @@ func replaceWords(words []field, token string, value *string) []field {
 // env unwraps env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]... CMD.
 func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 	i, seen := envOpts.parse(args)
-	for i < len(args) && (isAssignment(args[i]) || args[i].val == "-" && !args[i].dyn) {
-		i++
+	for ; i < len(args); i++ {
+		if !args[i].dyn && args[i].val == "-" {
+			continue
+		}
+		// env takes any word with "=" after its first character for
+		// NAME=VALUE, whatever the name.
+		n, v, ok := cutAssignment(args[i])
+		if !ok {
+			break
+		}
+		a.assignedCode(c, src, n, v)
 	}
 	if o, ok := seen.get("-S", "--split-string"); ok {
 		// -S splits its value into words that come before the rest.
@@ -391,9 +417,9 @@ loop:
 	switch {
 	case cmdMode && len(operands) > 0:
 		a.codeFields(c, name+" -c", src, operands[:1], in)
-	case !cmdMode && !stdinMode && len(operands) > 0 && operands[0].file != nil:
-		// bash <(...) runs the substitution's output as a script.
-		a.fileCode(c, name, src, operands[0].file)
+	case !cmdMode && !stdinMode && len(operands) > 0 && a.runsScript(c, name, src, operands[0], in):
+		// bash <(...), bash /dev/stdin and the like run what the
+		// command string feeds them.
 	case cmdMode || len(operands) > 0 && !stdinMode:
 		a.invoke(c, c.host, name, args, in)
 	default:
@@ -403,7 +429,19 @@ loop:
 	}
 }
 
-// fileCode analyses the script a shell reads from a process substitution.
+// runsScript analyses the script a shell runs from a file when the
+// command string shows what the file reads: a process substitution or a
+// descriptor (see scriptFile).
+func (a *analyzer) runsScript(c *code, name, src string, f field, in *input) bool {
+	file, ok := a.scriptFile(f, in)
+	if ok {
+		a.fileCode(c, name, src, file)
+	}
+	return ok
+}
+
+// fileCode analyses the script a shell reads from a process substitution
+// or a descriptor.
 func (a *analyzer) fileCode(c *code, name, src string, f *input) {
 	if !a.stdinCode(c, c.host, c.via, name, src, f) {
 		a.dynamic(c, src)
@@ -681,6 +719,7 @@ func (s options) get(names ...string) (option, bool) {
 
 var (
 	noOpts      = opts{}
+	enableOpts  = opts{short: "f"}
 	suOpts      = opts{short: "gGsw", long: []string{"group", "supp-group", "shell", "whitelist-environment"}}
 	sudoOpts    = opts{short: "CDgpRrTtUu", long: []string{"close-from", "chdir", "group", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user", "host"}}
 	doasOpts    = opts{short: "Cu"}
