@@ -2,6 +2,7 @@ package policy
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -74,13 +75,34 @@ func fromInvocation(inv *shell.Invocation) subject {
 	if len(inv.ArgDynamic) == len(inv.Args) {
 		s.dyn = inv.ArgDynamic
 	}
-	s.remote = viaSSH(inv.Via) || (inv.Host != "" && inv.Name != "ssh")
+	s.remote = viaSSH(inv.Via) || (inv.Host != "" && !connects[inv.Name])
 	return s
 }
 
+// connects are the ssh clients whose invocation the shell analysis reports
+// with the host they connect to as Host: they run here. scp and rsync
+// have one only when -o HostName renames the hosts of their paths.
+var connects = map[string]bool{"ssh": true, "dbclient": true, "plink": true, "mosh": true, "sftp": true, "scp": true, "rsync": true}
+
+// sessionSteps are the steps of Via by which code reaches a host over ssh:
+// a session's remote command or stdin script ("ssh HOST"; the steps of
+// local code an option runs, "ssh -o ProxyCommand", name an option), and
+// the remote programs of scp, sftp -s, rsync --rsync-path and mosh
+// --server.
+var (
+	sessionSteps   = []string{"ssh ", "dbclient ", "plink ", "mosh ", "scp "}
+	remotePrograms = []string{"sftp -s", "rsync --rsync-path", "mosh --server"}
+)
+
+// viaSSH reports whether code came over an ssh session to another host.
 func viaSSH(via []string) bool {
 	for _, v := range via {
-		if strings.HasPrefix(v, "ssh ") {
+		for _, step := range sessionSteps {
+			if len(v) > len(step) && strings.HasPrefix(v, step) && v[len(step)] != '-' {
+				return true
+			}
+		}
+		if slices.Contains(remotePrograms, v) {
 			return true
 		}
 	}
@@ -632,14 +654,14 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			targets = addUnique(targets, h)
 		}
 		unknown = unknown || s.reachUnknown
-	case s.name == "ssh" && !s.ps:
-		if len(pos) > 0 {
-			if s.dynamic(pos[0]) {
-				return targets, true
-			}
-			if h := hostOf(s.args[pos[0]]); h != "" {
-				targets = addUnique(targets, h)
-			}
+	case connects[s.name] && s.name != "scp" && s.name != "rsync" && !s.ps:
+		// The shell analysis read the host the client connects to,
+		// with -o HostName applied.
+		if runTimeHost(s.host) {
+			return targets, true
+		}
+		if s.host != "" {
+			targets = addUnique(targets, s.host)
 		}
 	case s.remote:
 		if runTimeHost(s.host) {
@@ -655,6 +677,13 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			return targets, true
 		}
 		if h, ok := remoteHost(s.args[last]); ok {
+			if s.host != "" && connects[s.name] {
+				// scp -o HostName=H connects to H whatever the path says.
+				if runTimeHost(s.host) {
+					return targets, true
+				}
+				h = s.host
+			}
 			targets = addUnique(targets, h)
 		}
 	}

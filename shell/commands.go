@@ -214,6 +214,28 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "ssh":
 		a.ssh(c, src, args, in)
 		return
+	case "autossh":
+		if a.autossh(c, args, in) {
+			return
+		}
+	case "dbclient":
+		a.dbclient(c, src, args, in)
+		return
+	case "plink", "plink.exe", "PLINK.EXE":
+		a.plink(c, "plink", src, args, in)
+		return
+	case "mosh":
+		a.mosh(c, src, args, in)
+		return
+	case "scp":
+		a.scp(c, src, args, in)
+		return
+	case "sftp":
+		a.sftp(c, src, args, in)
+		return
+	case "rsync":
+		a.rsync(c, src, args, in)
+		return
 	case "find":
 		a.invoke(c, c.host, name, args, in)
 		a.findExec(c, src, args)
@@ -249,6 +271,33 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		}
 	case "parallel":
 		if a.parallel(c, src, args, in) {
+			return
+		}
+	case "git":
+		a.git(c, src, args)
+	case "tar", "gtar", "bsdtar":
+		a.tar(c, src, args)
+	case "tmux":
+		a.tmux(c, src, args)
+	case "screen":
+		a.screen(c, src, args)
+	case "socat":
+		a.socat(c, src, args)
+	case "nc", "ncat", "netcat":
+		a.netcat(c, name, src, args)
+	case "fd", "fdfind":
+		a.fdExec(c, src, args)
+	case "rg":
+		for _, v := range optionValues(args, []string{"--pre"}) {
+			a.run(c.with("rg --pre"), src, []field{v}, nil)
+		}
+	case "entr":
+		if i, seen := entrOpts.parse(args); i < len(args) {
+			if seen.has("-s") {
+				a.codeFields(c, "entr -s", src, args[i:i+1], nil)
+			} else {
+				a.then(c.with(name), args[i:], nil)
+			}
 			return
 		}
 	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
@@ -500,93 +549,6 @@ func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	a.code(text, host, via, c.depth+1, in)
 }
 
-// ssh reports the ssh invocation with its target host and analyses the
-// remote command, or a script on stdin, as code running on that host.
-// Like OpenSSH it reads options after the host too, unless a "--" came
-// before the host, and takes -o RemoteCommand as the command when the
-// command line has none.
-func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
-	i, seen := sshOpts.parse(args)
-	if i >= len(args) {
-		a.invoke(c, c.host, "ssh", args, in)
-		return
-	}
-	host := sshHost(args[i])
-	self := a.invoke(c, host, "ssh", args, in)
-	remote := args[i+1:]
-	if i == 0 || args[i-1].dyn || args[i-1].val != "--" {
-		j, more := sshOpts.parse(remote)
-		seen = append(seen, more...)
-		remote = remote[j:]
-	}
-	if seen.has("-N", "-W", "-O", "-V", "-G") {
-		return
-	}
-	via := appendVia(c.via, "ssh "+host)
-	if len(remote) == 0 {
-		if cmd, ok := remoteCommand(seen); ok {
-			remote = []field{cmd}
-		}
-	}
-	if len(remote) > 0 {
-		a.out.Invocations[self].Analysed = true
-		a.codeOn(c, host, via, src, remote, in)
-		return
-	}
-	// Without a command the remote login shell reads stdin as a script.
-	if a.stdinCode(c, host, via, "ssh", src, in) {
-		a.out.Invocations[self].Analysed = true
-	}
-}
-
-// remoteCommand returns the value of the RemoteCommand among ssh's -o
-// options ("RemoteCommand=CMD" or "RemoteCommand CMD", any case).
-func remoteCommand(seen options) (field, bool) {
-	const key = "remotecommand"
-	for _, o := range seen {
-		v := o.val
-		if o.name != "-o" || len(v.val) <= len(key) || !strings.EqualFold(v.val[:len(key)], key) {
-			continue
-		}
-		sep := v.val[len(key)]
-		if sep != '=' && sep != ' ' && sep != '\t' {
-			continue
-		}
-		cut := func(s string) string {
-			if len(s) > len(key) && strings.EqualFold(s[:len(key)], key) {
-				return strings.TrimLeft(s[len(key):], "= \t")
-			}
-			return s
-		}
-		f := field{val: cut(v.val), approx: cut(v.approx), skel: cut(v.skel), dyn: v.dyn}
-		if !f.dyn && strings.EqualFold(f.val, "none") {
-			return field{}, false
-		}
-		return f, true
-	}
-	return field{}, false
-}
-
-// sshHost returns the host of an ssh destination: [user@]host or
-// ssh://[user@]host[:port].
-func sshHost(f field) string {
-	s := f.val
-	uri := strings.HasPrefix(s, "ssh://")
-	s = strings.TrimPrefix(s, "ssh://")
-	if !f.dyn {
-		if at := strings.LastIndexByte(s, '@'); at >= 0 {
-			s = s[at+1:]
-		}
-	}
-	if uri {
-		if colon := strings.LastIndexByte(s, ':'); colon >= 0 && !strings.HasSuffix(s, "]") {
-			s = s[:colon]
-		}
-		s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-	}
-	return s
-}
-
 // findExec reports the commands of find's -exec, -execdir, -ok and -okdir.
 func (a *analyzer) findExec(c *code, src string, args []field) {
 	for i := 0; i < len(args); i++ {
@@ -720,6 +682,7 @@ func (s options) get(names ...string) (option, bool) {
 var (
 	noOpts      = opts{}
 	enableOpts  = opts{short: "f"}
+	entrOpts    = opts{}
 	suOpts      = opts{short: "gGsw", long: []string{"group", "supp-group", "shell", "whitelist-environment"}}
 	sudoOpts    = opts{short: "CDgpRrTtUu", long: []string{"close-from", "chdir", "group", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user", "host"}}
 	doasOpts    = opts{short: "Cu"}
@@ -728,7 +691,6 @@ var (
 	ioniceOpts  = opts{short: "cnPpu", long: []string{"class", "classdata", "pgid", "pid", "uid"}}
 	xargsOpts   = opts{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
 	watchOpts   = opts{short: "nq", long: []string{"interval", "equexit"}}
-	sshOpts     = opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}
 	wrapperOpts = map[string]opts{
 		"exec":   {short: "a"},
 		"nice":   {short: "n", long: []string{"adjustment"}},
