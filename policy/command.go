@@ -23,6 +23,7 @@ type subject struct {
 	payload []string
 	via     []string
 	writes  []string // files its output redirections write
+	env     []string // NAME=VALUE, the variables it is given
 	// aliases are the command's subcommand aliases.
 	aliases []subAlias
 	// analysed is set when the code the command runs (ssh's remote
@@ -70,6 +71,7 @@ func fromInvocation(inv *shell.Invocation) subject {
 		payload:  inv.Payload,
 		via:      inv.Via,
 		writes:   inv.Writes,
+		env:      inv.Env,
 		analysed: inv.Analysed,
 	}
 	if len(inv.ArgDynamic) == len(inv.Args) {

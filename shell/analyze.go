@@ -72,6 +72,9 @@ type analyzer struct {
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
+	// environ are the variables the command being walked gets in its
+	// environment (see Invocation.Env).
+	environ []string
 	// fds are the descriptors other than stdin that the statements being
 	// walked read, innermost last (see descriptor).
 	fds []descInput

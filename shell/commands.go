@@ -16,6 +16,13 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	if len(x.Args) == 0 {
 		return
 	}
+	outerEnv := a.environ
+	defer func() { a.environ = outerEnv }()
+	for _, as := range x.Assigns {
+		if as.Name != nil && as.Value != nil && as.Index == nil {
+			a.setEnv(as.Name.Value, c.field(as.Value))
+		}
+	}
 	if a.expandAlias(c, x, in) {
 		return
 	}
@@ -123,6 +130,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		for i < len(args) && isAssignment(args[i]) {
 			if n, v, ok := cutAssignment(args[i]); ok {
 				a.assignedCode(c, src, n, v)
+				a.setEnv(n, v)
 			}
 			i++
 		}
@@ -273,6 +281,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		if a.parallel(c, src, args, in) {
 			return
 		}
+	case "at", "batch":
+		a.at(c, name, src, args, in)
+	case "crontab":
+		a.crontab(c, src, args, in)
 	case "git":
 		a.git(c, src, args)
 	case "tar", "gtar", "bsdtar":
@@ -414,6 +426,7 @@ func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 			break
 		}
 		a.assignedCode(c, src, n, v)
+		a.setEnv(n, v)
 	}
 	if o, ok := seen.get("-S", "--split-string"); ok {
 		// -S splits its value into words that come before the rest.
@@ -542,9 +555,9 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 // files of that host, so they do not carry over.
 func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	if host != c.host {
-		outer := a.writes
-		a.writes = nil
-		defer func() { a.writes = outer }()
+		outer, env := a.writes, a.environ
+		a.writes, a.environ = nil, nil
+		defer func() { a.writes, a.environ = outer, env }()
 	}
 	a.code(text, host, via, c.depth+1, in)
 }
@@ -572,9 +585,20 @@ func (a *analyzer) findExec(c *code, src string, args []field) {
 	}
 }
 
+// maxEnv bounds Invocation.Env.
+const maxEnv = 16
+
+// setEnv records a variable the command being walked gets.
+func (a *analyzer) setEnv(name string, value field) {
+	if len(a.environ) < maxEnv {
+		// Copy on append: the slice is shared with enclosing commands.
+		a.environ = append(a.environ[:len(a.environ):len(a.environ)], name+"="+value.val)
+	}
+}
+
 // invoke records an invocation and returns its index.
 func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) int {
-	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via}
+	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via, Env: a.environ}
 	if len(a.writes) > 0 {
 		inv.Writes = append([]string(nil), a.writes...)
 	}

@@ -840,3 +840,103 @@ func (a *analyzer) fdExec(c *code, src string, args []field) {
 		i = j
 	}
 }
+
+var atOpts = opts{short: "qftT"}
+
+// at reads at and batch: the commands they read on stdin (or from -f FILE,
+// which the command string does not show) run later, here, with sh.
+// -l, -r, -c, -d and atq, atrm only list, remove or print jobs.
+func (a *analyzer) at(c *code, name, src string, args []field, in *input) {
+	_, seen := atOpts.parse(args)
+	if seen.has("-l", "-r", "-d", "-c", "-V") {
+		return
+	}
+	if f, ok := seen.get("-f"); ok {
+		if file, ok := a.scriptFile(f.val, in); ok {
+			a.stdinCode(c, c.host, c.via, name+" -f", src, file)
+			return
+		}
+		a.dynamic(c, src)
+		return
+	}
+	a.stdinCode(c, c.host, c.via, name, src, in)
+}
+
+var crontabOpts = opts{short: "uc"}
+
+// crontab reads crontab [-u user] FILE|-: the table it installs runs its
+// commands later, here. A table read on stdin is read line by line; a
+// file the command string does not show is dynamic. -l, -r and -e list,
+// remove or edit the table.
+func (a *analyzer) crontab(c *code, src string, args []field, in *input) {
+	i, seen := crontabOpts.parse(args)
+	if seen.has("-l", "-r", "-e", "-V", "-T") {
+		return
+	}
+	table := in
+	if i < len(args) && (args[i].dyn || args[i].val != "-") {
+		f, ok := a.scriptFile(args[i], in)
+		if !ok {
+			a.dynamic(c, src)
+			return
+		}
+		table = f
+	}
+	switch {
+	case table == nil || table.kind == inFile:
+		a.dynamic(c, src)
+	case table.kind == inDynamic:
+		a.dynamic(c, src)
+		a.crontabLines(c, src, table.code)
+	default:
+		a.crontabLines(c, src, table.text)
+	}
+}
+
+// maxCrontabLines bounds the lines of a crontab read.
+const maxCrontabLines = 4096
+
+// crontabLines analyses the commands of a user crontab: each line that is
+// not a comment or an assignment has five time fields (or an @keyword)
+// and then a command, which runs up to its first unescaped %.
+func (a *analyzer) crontabLines(c *code, src, text string) {
+	lines := strings.Split(text, "\n")
+	if len(lines) > maxCrontabLines {
+		a.unparsed(text, "crontab too long", c.host, c.via)
+		return
+	}
+	for _, l := range lines {
+		l = strings.TrimLeft(l, " \t")
+		if l == "" || l[0] == '#' {
+			continue
+		}
+		fields := 5
+		if l[0] == '@' {
+			fields = 1
+		} else if name, _, ok := strings.Cut(l, "="); ok && validName(strings.TrimSpace(name)) {
+			continue
+		}
+		rest := l
+		for k := 0; k < fields; k++ {
+			rest = strings.TrimLeft(rest, " \t")
+			end := strings.IndexAny(rest, " \t")
+			if end < 0 {
+				rest = ""
+				break
+			}
+			rest = rest[end:]
+		}
+		cmd := strings.TrimSpace(rest)
+		for k := 0; k < len(cmd); k++ {
+			if cmd[k] == '\\' {
+				k++
+			} else if cmd[k] == '%' {
+				cmd = cmd[:k]
+				break
+			}
+		}
+		if cmd != "" {
+			a.codeAt(c, cmd, c.host, appendVia(c.via, "crontab"), nil)
+		}
+	}
+}

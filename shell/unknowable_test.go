@@ -173,4 +173,15 @@ var unknowableCases = []analyzeCase{
 	{name: "fd -x", src: `fd -e go -x rm y {} \;`, want: []string{"rm y {}"}},
 	{name: "rg --pre", src: `rg --pre ./pre.sh x`, want: []string{"pre.sh"}},
 	{name: "entr -s", src: `ls | entr -s 'rm y'`, want: []string{"rm y"}},
+
+	// Scheduled code is code: it runs later, here.
+	{name: "at here-string", src: `at now + 5 minutes <<<'rm y'`, want: []string{"rm y"}},
+	{name: "piped to batch", src: `echo 'rm y' | batch`, want: []string{"rm y"}},
+	{name: "at -f", src: `at -f job.sh now`, dynamic: 1},
+	{name: "at lists", src: `at -l; atq`, not: []string{"rm"}},
+	{name: "crontab on stdin", src: "crontab - <<'EOF'\nMAILTO=x\n# nightly\n0 3 * * * rm y >/dev/null 2>&1\n@reboot rm z%input\nEOF", want: []string{"rm y", "rm z"}},
+	{name: "crontab file", src: `crontab jobs.txt`, dynamic: 1},
+	{name: "crontab lists", src: `crontab -l`, want: []string{"crontab -l"}},
+	// The environment a command gets.
+	{name: "environment of a command", src: `DOCKER_HOST=ssh://web-01 docker ps`, want: []string{"docker ps"}},
 }
