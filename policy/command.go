@@ -78,7 +78,36 @@ func fromInvocation(inv *shell.Invocation) subject {
 		s.dyn = inv.ArgDynamic
 	}
 	s.remote = viaSSH(inv.Via) || (inv.Host != "" && !connects[inv.Name])
+	if s.remote && windowsTools[strings.ToLower(inv.Name)] {
+		s.name, s.args = windowsArgs(s)
+	}
 	return s
+}
+
+// windowsTools are the Windows programs the remote read-only rules name,
+// which take options in any case and with / or - alike.
+var windowsTools = map[string]bool{
+	"ipconfig": true, "ipconfig.exe": true, "sc": true, "sc.exe": true, "net": true, "net.exe": true,
+	"tasklist": true, "tasklist.exe": true, "systeminfo": true, "systeminfo.exe": true,
+	"whoami": true, "whoami.exe": true, "findstr": true, "findstr.exe": true, "where": true, "where.exe": true,
+}
+
+// windowsArgs returns a Windows program's name and words as its rules
+// match them: lower case, without .exe, -x as /x.
+func windowsArgs(s subject) (string, []string) {
+	args := make([]string, len(s.args))
+	for i, a := range s.args {
+		if s.dynamic(i) {
+			args[i] = a
+			continue
+		}
+		a = strings.ToLower(a)
+		if len(a) > 1 && a[0] == '-' {
+			a = "/" + a[1:]
+		}
+		args[i] = a
+	}
+	return windowsName(s.name), args
 }
 
 // connects are the ssh clients whose invocation the shell analysis reports
@@ -272,10 +301,15 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 	if c.src.Exact && len(pos) > 0 {
 		return nil, false
 	}
-	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny) {
+	// GNU tools take a long option by any prefix that names only it
+	// (journalctl --vacuum-s is --vacuum-size). Where reading an option
+	// into a word makes the verdict stricter, its prefixes count too:
+	// options that keep a read-only rule from applying, and options that
+	// make a rule ask for more.
+	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny, c.src.Effect != None) {
 		return nil, false
 	}
-	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone) {
+	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) {
 		return nil, false
 	}
 	if len(c.payload) > 0 && !payloadContains(s.payload, c.payload) {
@@ -389,7 +423,11 @@ func anyGlob(patterns []string, name string) bool {
 // An option with a value counts with its last value, as most programs
 // read it: "ansible -m ping -m shell" runs shell. Options that want lists
 // with a common value ("-m ping", "--module-name ping") are one option.
-func hasAnyArg(s *subject, want []string) bool {
+//
+// With prefixes set, a long option written as a prefix of one of want
+// ("--vac=1M" for "--vacuum-size") counts, unless the prefix is an option
+// of the command's own (journalctl's --cursor is not --cursor-file).
+func hasAnyArg(s *subject, want []string, prefixes bool) bool {
 	for i, a := range s.args {
 		if s.dynamic(i) {
 			continue
@@ -398,9 +436,22 @@ func hasAnyArg(s *subject, want []string) bool {
 			if argIs(s, i, a, w) && (!strings.Contains(w, " ") || lastValue(s, want, w, i)) {
 				return true
 			}
+			if prefixes && abbreviates(s, a, w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// abbreviates reports whether the word a is a GNU abbreviation of the long
+// option w: "--" and a proper prefix of w's name, with or without a value.
+func abbreviates(s *subject, a, w string) bool {
+	if s.ps || !strings.HasPrefix(w, "--") || strings.Contains(w, " ") || !strings.HasPrefix(a, "--") {
+		return false
+	}
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) > 2 && len(name) < len(w) && strings.HasPrefix(w, name) && !slices.Contains(s.opts, name)
 }
 
 // lastValue reports whether the option of want w ("-m ping"), found at
