@@ -75,9 +75,9 @@ type analyzer struct {
 	// environ are the variables the command being walked gets in its
 	// environment (see Invocation.Env).
 	environ []string
-	// fds are the descriptors other than stdin that the statements being
-	// walked read, innermost last (see descriptor).
-	fds []descInput
+	// fds are what the descriptors read, as the statements being walked
+	// set them up (see descriptor).
+	fds [maxDescriptors]*input
 	// aliases are the aliases the command string defines, by name.
 	aliases map[string]*aliasDef
 	// expansions counts alias expansions, which maxAliasExpansions bounds.
@@ -99,6 +99,10 @@ type analyzer struct {
 	tail  *tailCall
 	// loopPasses counts the loop bodies forEach analysed.
 	loopPasses int
+	// parsers are the parsers free for use (see parser), and reparses
+	// counts the code handed on that was parsed (see maxReparses).
+	parsers  []*syntax.Parser
+	reparses int
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -169,6 +173,9 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 		a.unparsed(text, errTooDeep.Error(), host, via)
 		return
 	}
+	if depth > 0 && !a.reparse(text, host, via) {
+		return
+	}
 	c := &code{host: host, via: via, depth: depth}
 	c.src, c.cr = protectCR(text)
 	a.walkSource(c, stdin)
@@ -205,6 +212,42 @@ func isWordByte(b byte) bool {
 
 func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}
+
+// parser returns a parser for one piece of code, from the analysis's
+// free ones: code handed to shells is parsed while the code that hands it
+// on is, so each level has its own, and a command line of thousands of
+// "eval ls" reuses a few rather than making thousands.
+func (a *analyzer) parser() *syntax.Parser {
+	if n := len(a.parsers); n > 0 {
+		p := a.parsers[n-1]
+		a.parsers = a.parsers[:n-1]
+		return p
+	}
+	return newParser()
+}
+
+// release returns a parser that finished its input, without an error, to
+// the free ones.
+func (a *analyzer) release(p *syntax.Parser) {
+	a.parsers = append(a.parsers, p)
+}
+
+// maxReparses bounds how many pieces of code handed on (to shells, by
+// aliases, in text bash expands again, to interpreters) one analysis
+// parses. Each costs a parse of its own, so past the bound a piece is
+// reported as past a limit rather than parsed: no command written by hand
+// hands on thousands.
+const maxReparses = 4096
+
+// reparse counts a piece of code handed on, and reports false past
+// maxReparses, having reported the text as past a limit.
+func (a *analyzer) reparse(text, host string, via []string) bool {
+	if a.reparses++; a.reparses > maxReparses {
+		a.unparsed(text, "too much code handed on to analyse", host, via)
+		return false
+	}
+	return true
 }
 
 // callDepth returns the number of frames on the calling goroutine's stack.

@@ -315,6 +315,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
 		a.evaluatedWords(c, name, src, args)
 	default:
+		if it, label, ok := interpreterOf(name); ok {
+			a.interp(c, it, label, src, args, in)
+			break
+		}
 		if w, ok := wrappers[name]; ok {
 			if a.wrapped(c, name, src, w, args, in) {
 				return
@@ -555,9 +559,10 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 // files of that host, so they do not carry over.
 func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	if host != c.host {
-		outer, env := a.writes, a.environ
-		a.writes, a.environ = nil, nil
-		defer func() { a.writes, a.environ = outer, env }()
+		// Nor do the environment and the descriptors of this side.
+		outer, env, fds := a.writes, a.environ, a.fds
+		a.writes, a.environ, a.fds = nil, nil, [maxDescriptors]*input{}
+		defer func() { a.writes, a.environ, a.fds = outer, env, fds }()
 	}
 	a.code(text, host, via, c.depth+1, in)
 }

@@ -17,34 +17,24 @@ import (
 // stdin fed to bash, and a descriptor whose text is known only at run time,
 // or that the command string never sets up, is dynamic.
 
-// maxDescriptors bounds the descriptors one analysis follows at a time.
+// maxDescriptors bounds the descriptors the analysis follows: those from
+// 0 to maxDescriptors-1. A higher one is known only at run time.
 const maxDescriptors = 16
-
-// descInput is what a file descriptor reads.
-type descInput struct {
-	n  int
-	in *input
-}
 
 // descriptor returns what descriptor n reads, as the redirections being
 // walked set it up; nil when they do not.
 func (a *analyzer) descriptor(n int) *input {
-	for i := len(a.fds) - 1; i >= 0; i-- {
-		if a.fds[i].n == n {
-			return a.fds[i].in
-		}
+	if n < 0 || n >= maxDescriptors {
+		return &input{kind: inDynamic, via: "<&" + strconv.Itoa(n)}
 	}
-	return nil
+	return a.fds[n]
 }
 
 // setDescriptor records what descriptor n reads from now on.
 func (a *analyzer) setDescriptor(n int, in *input) {
-	if len(a.fds) >= maxDescriptors {
-		// Past the bound a descriptor's text is not kept: unknown.
-		in = &input{kind: inDynamic, via: "<&" + strconv.Itoa(n)}
+	if n >= 0 && n < maxDescriptors {
+		a.fds[n] = in
 	}
-	// Copy on append: the slice is shared with enclosing statements.
-	a.fds = append(a.fds[:len(a.fds):len(a.fds)], descInput{n: n, in: in})
 }
 
 // bareExec reports whether s is "exec" with no command, whose

@@ -87,8 +87,13 @@ func allUnquoted(parts []syntax.WordPart) bool {
 // of parts. has reports whether w holds a brace expansion at all; ok is
 // false when the expansion is past the bounds.
 func braceExpand(w *syntax.Word) (words [][]syntax.WordPart, ok, has bool) {
-	if !hasBraceLit(w) {
+	switch n := braceLits(w); {
+	case n == 0:
 		return nil, true, false
+	case n > maxBraces:
+		// More braces than an expansion within the bounds can hold:
+		// not split at all, which would cost memory for each.
+		return nil, false, true
 	}
 	split := &syntax.Word{Parts: w.Parts}
 	if !syntax.SplitBraces(split) || !holdsBraceExp(split.Parts) {
@@ -99,15 +104,19 @@ func braceExpand(w *syntax.Word) (words [][]syntax.WordPart, ok, has bool) {
 	return words, ok, true
 }
 
-// hasBraceLit reports whether an unquoted part of w holds a '{', which any
-// brace expansion needs.
-func hasBraceLit(w *syntax.Word) bool {
+// maxBraces bounds the braces of a word that brace expansion is tried on.
+const maxBraces = 256
+
+// braceLits counts the '{' in the unquoted parts of w, which any brace
+// expansion needs.
+func braceLits(w *syntax.Word) int {
+	n := 0
 	for _, p := range w.Parts {
-		if l, ok := p.(*syntax.Lit); ok && strings.IndexByte(l.Value, '{') >= 0 {
-			return true
+		if l, ok := p.(*syntax.Lit); ok {
+			n += strings.Count(l.Value, "{")
 		}
 	}
-	return false
+	return n
 }
 
 func holdsBraceExp(parts []syntax.WordPart) bool {

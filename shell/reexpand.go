@@ -41,6 +41,9 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 		a.unparsed(text, errTooDeep.Error(), c.host, via)
 		return
 	}
+	if !a.reparse(text, c.host, via) {
+		return
+	}
 	src, cr := protectCR(text)
 	inner := &code{src: src, cr: cr, host: c.host, via: via, depth: c.depth + 1}
 	var (
@@ -55,7 +58,10 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 				err = fmt.Errorf("parser failure: %v", r)
 			}
 		}()
-		w, err = newParser().Document(&depthReader{a: a, src: src})
+		p := a.parser()
+		if w, err = p.Document(&depthReader{a: a, src: src}); err == nil {
+			a.release(p)
+		}
 	}()
 	if err != nil {
 		a.out.Unparsed = append(a.out.Unparsed, Unparsed{

@@ -131,7 +131,8 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 		// The sequence is drained rather than left with break: the
 		// parser may yield once more after an error, which panics after
 		// a break.
-		for s, serr := range newParser().StmtsSeq(&depthReader{a: a, src: c.src}) {
+		parser := a.parser()
+		for s, serr := range parser.StmtsSeq(&depthReader{a: a, src: c.src}) {
 			if err != nil {
 				continue
 			}
@@ -153,6 +154,9 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 			lineEnd = max(lineEnd, prevEnd)
 			queue = a.walkReady(c, append(queue, p), stdin, false)
 			walking = false
+		}
+		if err == nil {
+			a.release(parser)
 		}
 	}()
 	if err != nil && prevEnd >= 0 && lineComplete(c.src, prevEnd, hdocs) {
