@@ -145,6 +145,8 @@ var bashCases = []bashCase{
 	{"awk system", "awk 'BEGIN { system(\"govc vm.destroy web-02\") }'", true, []string{"awk"}, nil},
 	{"awk getline", "awk 'BEGIN { \"govc vm.destroy web-02\" | getline x }'", true, []string{"awk"}, nil},
 	{"awk prints", "echo a b | awk '{ print $2 }'", false, []string{"awk"}, nil},
+	{"sed e command", "echo x | sed -n '1e govc vm.destroy web-02'", true, []string{"sed"}, nil},
+	{"sed substitutes", "echo e | sed 's/e/f/g; /e/d'", false, []string{"sed"}, nil},
 	{"git transport ssh", "GIT_SSH_COMMAND='ssh -o BatchMode=yes -o ConnectTimeout=5' git ls-remote ssh://127.0.0.1:1/repo", false, []string{"git", "ssh"}, []string{"ssh"}},
 }
 

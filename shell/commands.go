@@ -285,6 +285,8 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.at(c, name, src, args, in)
 	case "crontab":
 		a.crontab(c, src, args, in)
+	case "sed", "gsed":
+		a.sed(c, src, args)
 	case "git":
 		a.git(c, src, args)
 	case "tar", "gtar", "bsdtar":

@@ -184,4 +184,13 @@ var unknowableCases = []analyzeCase{
 	{name: "crontab lists", src: `crontab -l`, want: []string{"crontab -l"}},
 	// The environment a command gets.
 	{name: "environment of a command", src: `DOCKER_HOST=ssh://web-01 docker ps`, want: []string{"docker ps"}},
+
+	// GNU sed's e command and s///e.
+	{name: "sed e", src: `sed -n '1e rm y' /dev/null`, want: []string{"rm y"}},
+	{name: "sed e in an expression", src: `sed -e 's/a/b/' -e '/x/e rm y' f`, want: []string{"rm y"}},
+	{name: "sed e alone", src: `sed 'e' f`, dynamic: 1},
+	{name: "sed s///e", src: `sed 's/.*/rm &/e' f`, dynamic: 1},
+	{name: "sed plain", src: `sed -i.bak -e 's/echo/print/g; /^#/d' -e '$a end' f`, not: []string{"rm"}, want: []string{"sed -i.bak -e s/echo/print/g; /^#/d -e $a end f"}},
+	{name: "sed address with e", src: `sed '/e/d; s|e|f|g' f`, not: []string{"d"}},
+	{name: "sed script file", src: `sed -f x.sed f`, want: []string{"sed -f x.sed f"}},
 }
