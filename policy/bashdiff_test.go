@@ -71,6 +71,11 @@ var bashCases = []bashCase{
 	{"descriptor of a group", "{ source /dev/fd/4; } 4<<<'ssh web-01 reboot'", true, nil, nil},
 	{"stdin of code handed on", "bash -c 'source /dev/stdin' <<<'ssh web-01 reboot'", true, nil, nil},
 	{"BASH_ENV", "BASH_ENV=<(echo 'ssh web-01 reboot') bash -c true", true, nil, nil},
+	{"script written then run", "cat > x.sh <<'EOF'\ngovc vm.destroy web-02\nEOF\nbash x.sh", true, nil, nil},
+	{"fifo fed by echo", "mkfifo p; echo 'govc vm.destroy web-02' > p & bash < p", true, []string{"mkfifo"}, nil},
+	{"coproc shell", "coproc bash; echo 'govc vm.destroy web-02' >&\"${COPROC[1]}\"; exec {COPROC[1]}>&-; wait", true, nil, nil},
+	{"locale string", "eval $\"govc vm.destroy web-02\"", true, nil, nil},
+	{"harmless script written then run", "echo 'echo hi' > x.sh; bash x.sh", false, nil, nil},
 	{"harmless stdin script", "source /dev/stdin <<<'echo hi'", false, nil, nil},
 	{"descriptor read as data", "cat /dev/fd/3 3<<<'ssh web-01 reboot'", false, nil, nil},
 

@@ -75,6 +75,11 @@ type analyzer struct {
 	// environ are the variables the command being walked gets in its
 	// environment (see Invocation.Env).
 	environ []string
+	// written are the files the command string writes, with what it
+	// writes to them (see wrote); writtenLost is set once more were
+	// written than it keeps.
+	written     map[string]*input
+	writtenLost bool
 	// fds are what the descriptors read, as the statements being walked
 	// set them up (see descriptor).
 	fds [maxDescriptors]*input

@@ -193,4 +193,15 @@ var unknowableCases = []analyzeCase{
 	{name: "sed plain", src: `sed -i.bak -e 's/echo/print/g; /^#/d' -e '$a end' f`, not: []string{"rm"}, want: []string{"sed -i.bak -e s/echo/print/g; /^#/d -e $a end f"}},
 	{name: "sed address with e", src: `sed '/e/d; s|e|f|g' f`, not: []string{"d"}},
 	{name: "sed script file", src: `sed -f x.sed f`, want: []string{"sed -f x.sed f"}},
+
+	// A script the command string writes, then runs; $"..." and coproc.
+	{name: "script written then run", src: "cat > x.sh <<'EOF'\nrm y\nEOF\nbash x.sh", want: []string{"rm y"}},
+	{name: "script written then sourced", src: "echo 'rm y' > /tmp/x; . /tmp/x", want: []string{"rm y"}},
+	{name: "script appended", src: "echo ls > x.sh; echo 'rm y' >> x.sh; sh ./x.sh", want: []string{"ls", "rm y"}},
+	{name: "script from a download", src: "curl -s u > x.sh; bash x.sh", want: []string{"curl -s u"}, dynamic: 1},
+	{name: "fifo fed by echo", src: "mkfifo p; echo 'rm y' > p & bash < p", want: []string{"rm y"}},
+	{name: "python script written then run", src: "printf 'import os\\nos.system(\"rm y\")\\n' > t.py; python3 t.py", want: []string{"rm y"}},
+	{name: "script not written here", src: "bash deploy.sh", want: []string{"bash deploy.sh"}},
+	{name: "locale string", src: `eval $"ls"`, dynamic: 1},
+	{name: "coproc shell", src: `coproc bash; echo 'rm y' >&"${COPROC[1]}"`, dynamic: 1},
 }

@@ -54,9 +54,15 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 		}
 	}()
 	for _, r := range s.Redirs {
-		if f, ok := writtenFile(c, r); ok && len(a.writes) < maxWrites {
-			// Copy on append: the slice is shared with enclosing statements.
-			a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
+		if f, ok := writtenFile(c, r); ok {
+			if len(a.writes) < maxWrites {
+				// Copy on append: the slice is shared with enclosing
+				// statements.
+				a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
+			}
+			if r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
+				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s)
+			}
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -112,7 +118,7 @@ func (a *analyzer) redirInput(c *code, r *syntax.Redirect, stdin *input) (*input
 			// < <(...) reads the substitution's output.
 			return f, true
 		}
-		return fileInput(c.field(r.Word)), true
+		return a.fileInput(c.field(r.Word)), true
 	case syntax.DplIn:
 		f := c.field(r.Word)
 		if f.dyn {
@@ -243,7 +249,9 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 		}
 	case *syntax.CoprocClause:
 		if x.Stmt != nil {
-			a.stmt(c, x.Stmt, nil)
+			// A coprocess reads what the shell writes to it at run
+			// time: "coproc bash" runs code nobody wrote here.
+			a.stmt(c, x.Stmt, &input{kind: inDynamic, via: "coproc"})
 		}
 	case *syntax.LetClause:
 		for _, e := range x.Exprs {

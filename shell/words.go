@@ -142,6 +142,12 @@ func wordValue(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (str
 				return "", false
 			}
 		case *syntax.DblQuoted:
+			if x.Dollar {
+				// $"..." is looked up in the message catalog that
+				// TEXTDOMAIN and TEXTDOMAINDIR name: its text is known
+				// only at run time.
+				return "", false
+			}
 			for _, q := range x.Parts {
 				switch y := q.(type) {
 				case *syntax.Lit:
