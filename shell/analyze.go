@@ -108,6 +108,11 @@ type analyzer struct {
 	// counts the code handed on that was parsed (see maxReparses).
 	parsers  []*syntax.Parser
 	reparses int
+	// limitPending is the place in out.Unparsed, plus one, of the report
+	// that the code handed on is past maxReparses, until it is handed to
+	// visit (limitSent); a line rolled back drops it, and it is made again.
+	limitPending int
+	limitSent    bool
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -246,10 +251,15 @@ func (a *analyzer) release(p *syntax.Parser) {
 const maxReparses = 4096
 
 // reparse counts a piece of code handed on, and reports false past
-// maxReparses, having reported the text as past a limit.
+// maxReparses. The first piece past it is reported as past a limit, which
+// asks about the call; the others add nothing to that answer and are
+// left out, so that a flood of them costs no more than their parse.
 func (a *analyzer) reparse(text, host string, via []string) bool {
 	if a.reparses++; a.reparses > maxReparses {
-		a.unparsed(text, "too much code handed on to analyse", host, via)
+		if !a.limitSent && a.limitPending == 0 {
+			a.unparsed(text, "too much code handed on to analyse", host, via)
+			a.limitPending = len(a.out.Unparsed)
+		}
 		return false
 	}
 	return true

@@ -572,10 +572,15 @@ func TestViaIsBounded(t *testing.T) {
 }
 
 func allocated(src string) uint64 {
+	return allocatedBy(func() { Analyze(src) })
+}
+
+// allocatedBy returns the bytes f allocates.
+func allocatedBy(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	Analyze(src)
+	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }

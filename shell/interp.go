@@ -376,7 +376,11 @@ func phpCode(s string) string {
 // opening bracket, into arguments at depth 0, and returns the index after
 // the closing bracket.
 func (r *interpResult) callArgs(toks []token, open int) ([][]token, int) {
-	out, end := callArgs(toks, open)
+	if r.limit {
+		return nil, len(toks)
+	}
+	// The scan stops where the budget ends.
+	out, end := callArgsWithin(toks, open, r.budget)
 	if !r.spend(end - open) {
 		return nil, len(toks)
 	}
@@ -384,11 +388,22 @@ func (r *interpResult) callArgs(toks []token, open int) ([][]token, int) {
 }
 
 func callArgs(toks []token, open int) ([][]token, int) {
-	want := map[string]string{"(": ")", "[": "]", "{": "}"}[toks[open].text]
+	return callArgsWithin(toks, open, len(toks))
+}
+
+// closers are the closing brackets of the opening ones.
+var closers = map[string]string{"(": ")", "[": "]", "{": "}"}
+
+// callArgsWithin is callArgs scanning at most limit tokens.
+func callArgsWithin(toks []token, open, limit int) ([][]token, int) {
+	want := closers[toks[open].text]
 	var out [][]token
 	depth := 0
 	start := open + 1
 	for i := open + 1; i < len(toks); i++ {
+		if i-open > limit {
+			return nil, i
+		}
 		t := toks[i]
 		if t.kind != tPunct {
 			continue
@@ -421,6 +436,9 @@ func callArgs(toks []token, open int) ([][]token, int) {
 // system LIST, ruby's system "cmd") that end at a ";", a closing bracket
 // or one of stops.
 func (r *interpResult) bareArgs(toks []token, from int, stops map[string]bool) ([][]token, int) {
+	if r.limit {
+		return nil, len(toks)
+	}
 	out, end := bareArgs(toks, from, stops)
 	if !r.spend(end - from) {
 		return nil, len(toks)

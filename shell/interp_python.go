@@ -161,6 +161,7 @@ func readPython(r *interpResult, toks []token, depth int) {
 				}
 			}
 			if name == "" {
+				i = end - 1
 				continue
 			}
 		case (t.text == "eval" || t.text == "exec" || t.text == "compile") && isPunct(toks, i+1, "(") && (i == 0 || !isPunct(toks, i-1, ".")):

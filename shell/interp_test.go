@@ -211,6 +211,40 @@ func TestInterpIsBounded(t *testing.T) {
 	if !r.limit {
 		t.Errorf("evals %d deep: no limit", maxInterpDepth+2)
 	}
+	// Calls nested without their closing brackets would make each call's
+	// arguments run to the end of the code: the scan budget stops that.
+	for _, tc := range []struct{ lang, unit string }{
+		{"python", "os.system("}, {"python", "getattr(os, "}, {"js", "require('child_process').exec("},
+		{"perl", "system("}, {"ruby", "system("}, {"php-code", "system("}, {"awk", "system("},
+	} {
+		var r interpResult
+		readInterp(&r, tc.lang, "import os\n"+strings.Repeat(tc.unit, 50000), 0)
+		if !r.limit && len(r.dynamic) == 0 {
+			t.Errorf("%s: %d unclosed calls: neither past a limit nor dynamic", tc.lang, 50000)
+		}
+	}
+}
+
+// TestInterpIsLinear checks that the reader's memory grows at most about
+// linearly with the code, for code of every language nested or repeated.
+func TestInterpIsLinear(t *testing.T) {
+	units := []struct{ lang, unit string }{
+		{"python", "os.system("}, {"python", "import os as o; o.system('ls'); "}, {"js", "import('child_process'); "},
+		{"js", "`${`${"}, {"perl", "qx{"}, {"perl", "s/a/b/e;"}, {"ruby", "%w["}, {"php-code", "<<<EOT\n"}, {"awk", "\"ls\" | getline; "},
+	}
+	for _, u := range units {
+		measure := func(n int) uint64 {
+			code := strings.Repeat(u.unit, n)
+			return allocatedBy(func() {
+				var r interpResult
+				readInterp(&r, u.lang, code, 0)
+			})
+		}
+		small, large := measure(2000), measure(8000)
+		if ratio := float64(large) / float64(max(small, 1)); ratio > 4*1.5 {
+			t.Errorf("%s %q: 4 times the code allocated %.1f times the memory (%d -> %d bytes)", u.lang, u.unit, ratio, small, large)
+		}
+	}
 }
 
 func shellQuoteTest(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

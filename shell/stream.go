@@ -297,6 +297,9 @@ func (a *analyzer) mark() outMark {
 
 // rollback drops the findings made after m.
 func (a *analyzer) rollback(m outMark) {
+	if a.limitPending > m.unp {
+		a.limitPending = 0
+	}
 	clear(a.out.Invocations[m.inv:])
 	clear(a.out.Dynamic[m.dyn:])
 	clear(a.out.Unparsed[m.unp:])
@@ -325,6 +328,9 @@ func (a *analyzer) flush() {
 	}
 	for i := range a.out.Unparsed {
 		a.visit(Finding{Unparsed: &a.out.Unparsed[i]})
+	}
+	if a.limitPending > 0 {
+		a.limitSent, a.limitPending = true, 0
 	}
 	a.rollback(outMark{})
 }
