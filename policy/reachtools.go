@@ -579,9 +579,6 @@ func lxcReach(s *subject, name string) (reach, bool) {
 	return r, true
 }
 
-// vagrantValues are the options of vagrant ssh that take a value.
-var vagrantValues = map[string]bool{"-c": true, "--command": true, "-p": false}
-
 // vagrantReach reads vagrant ssh [NAME] [-c CMD] and vagrant winrm and
 // powershell -c CMD: the command runs on the machine NAME (the only or
 // primary machine when none is named, which the Vagrantfile decides).
