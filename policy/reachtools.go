@@ -164,7 +164,7 @@ var pdshValues = map[string]bool{
 	"-E": true, "--hosts": true, "--host": true, "--user": true, "--par": true, "--outdir": true,
 	"--errdir": true, "--timeout": true, "--option": true, "--extra-args": true, "--extra-arg": true,
 	"--nodes": true, "--exclude": true, "--group": true, "--fanout": true, "--options": true,
-	"--dest": true, "--worker": true, "--topology": true, "--pick": true, "--rcopy": false,
+	"--dest": true, "--worker": true, "--topology": true, "--pick": true,
 }
 
 // pdshReach reads pdsh -w HOSTS CMD, pssh -H HOST CMD and clush -w NODES
@@ -373,7 +373,7 @@ const containerFamily = "containers"
 var dockerValues = map[string]bool{
 	"-H": true, "--host": true, "-c": true, "--context": true, "--config": true, "-l": true,
 	"--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--url": true,
-	"--connection": true, "--identity": true, "--remote": false, "--root": true, "--runroot": true,
+	"--connection": true, "--identity": true, "--root": true, "--runroot": true,
 	"--storage-driver": true, "--namespace": true, "-n": true, "--address": true, "-a": true,
 	"-e": true, "--env": true, "--env-file": true, "-u": true, "--user": true, "-w": true,
 	"--workdir": true, "--detach-keys": true, "--name": true, "-v": true, "--volume": true,
@@ -497,7 +497,7 @@ var kubectlValues = map[string]bool{
 	"--token": true, "--as": true, "--as-group": true, "--image": true, "--profile": true,
 	"--target": true, "-f": true, "--filename": true, "--pod-running-timeout": true,
 	"--env": true, "--labels": true, "-l": true, "--overrides": true, "--copy-to": true,
-	"--attach": false, "--request-timeout": true, "--image-pull-policy": true, "--restart": true,
+	"--request-timeout": true, "--image-pull-policy": true, "--restart": true,
 }
 
 // kubectlReach reads kubectl exec POD -- CMD and kubectl run NAME --image
