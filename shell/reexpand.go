@@ -317,6 +317,15 @@ func (a *analyzer) evaluatedWords(c *code, name, src string, args []field) {
 	}
 	i, seen := e.opts.parse(args)
 	var names []field
+	if name == "test" || name == "[" {
+		// -v may come anywhere in an expression: [ -n "$x" -a -v NAME ].
+		for k := 0; k+1 < len(args); k++ {
+			if !args[k].dyn && args[k].val == "-v" {
+				names = append(names, args[k+1])
+			}
+		}
+		seen = nil
+	}
 	for _, n := range e.names {
 		if n == "" {
 			names = append(names, args[i:]...)

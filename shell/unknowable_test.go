@@ -69,6 +69,7 @@ var unknowableCases = []analyzeCase{
 	{name: "read subscript", src: `read -r 'a[$(rm x)]'`, want: []string{"rm x"}},
 	{name: "read prompt is data", src: `read -p 'a[$(rm x)]' v`, not: []string{"rm"}},
 	{name: "test -v subscript", src: `[ -v 'a[$(rm x)]' ]`, want: []string{"rm x"}},
+	{name: "test -v later in the expression", src: `test -n "$y" -a -v 'a[$(rm x)]'`, want: []string{"rm x"}},
 	{name: "[[ -v subscript", src: `[[ -v 'a[$(rm x)]' ]]`, want: []string{"rm x"}},
 	{name: "[[ arithmetic", src: `[[ 1 -lt "a[\$(rm x)]" ]]`, want: []string{"rm x"}},
 	{name: "[[ string compare is data", src: `[[ 'a[$(rm x)]' == y ]]`, not: []string{"rm"}},
