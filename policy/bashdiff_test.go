@@ -86,6 +86,7 @@ var bashCases = []bashCase{
 	{"read subscript", "read 'a[$(ssh web-01 reboot)]' <<< x", true, nil, nil},
 	{"test -v subscript", "test -v 'a[$(ssh web-01 reboot)]'", true, nil, nil},
 	{"[ -v subscript", "[ -v 'a[$(ssh web-01 reboot)]' ]", true, nil, nil},
+	{"test -v later in the expression", "test -n x -a -v 'a[$(ssh web-01 reboot)]'", true, nil, nil},
 	{"[[ -v subscript", "[[ -v 'a[$(ssh web-01 reboot)]' ]]", true, nil, nil},
 	{"[[ arithmetic operand", "[[ 'a[$(ssh web-01 reboot)]' -eq 1 ]]", true, nil, nil},
 	{"let subscript", "let 'x=a[$(ssh web-01 reboot)]'", true, nil, nil},
