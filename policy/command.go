@@ -24,6 +24,7 @@ type subject struct {
 	payload []string
 	via     []string
 	writes  []string // files its output redirections write
+	env     []string // NAME=VALUE, the variables it is given
 	// aliases are the command's subcommand aliases.
 	aliases []subAlias
 	// analysed is set when the code the command runs (ssh's remote
@@ -72,18 +73,69 @@ func fromInvocation(inv *shell.Invocation) subject {
 		payload:  inv.Payload,
 		via:      inv.Via,
 		writes:   inv.Writes,
+		env:      inv.Env,
 		analysed: inv.Analysed,
 	}
 	if len(inv.ArgDynamic) == len(inv.Args) {
 		s.dyn = inv.ArgDynamic
 	}
-	s.remote = viaSSH(inv.Via) || (inv.Host != "" && inv.Name != "ssh")
+	s.remote = viaSSH(inv.Via) || (inv.Host != "" && !connects[inv.Name])
+	if s.remote && windowsTools[strings.ToLower(inv.Name)] {
+		s.name, s.args = windowsArgs(s)
+	}
 	return s
 }
 
+// windowsTools are the Windows programs the remote read-only rules name,
+// which take options in any case and with / or - alike.
+var windowsTools = map[string]bool{
+	"ipconfig": true, "ipconfig.exe": true, "sc": true, "sc.exe": true, "net": true, "net.exe": true,
+	"tasklist": true, "tasklist.exe": true, "systeminfo": true, "systeminfo.exe": true,
+	"whoami": true, "whoami.exe": true, "findstr": true, "findstr.exe": true, "where": true, "where.exe": true,
+}
+
+// windowsArgs returns a Windows program's name and words as its rules
+// match them: lower case, without .exe, -x as /x.
+func windowsArgs(s subject) (string, []string) {
+	args := make([]string, len(s.args))
+	for i, a := range s.args {
+		if s.dynamic(i) {
+			args[i] = a
+			continue
+		}
+		a = strings.ToLower(a)
+		if len(a) > 1 && a[0] == '-' {
+			a = "/" + a[1:]
+		}
+		args[i] = a
+	}
+	return windowsName(s.name), args
+}
+
+// connects are the ssh clients whose invocation the shell analysis reports
+// with the host they connect to as Host: they run here. scp and rsync
+// have one only when -o HostName renames the hosts of their paths.
+var connects = map[string]bool{"ssh": true, "dbclient": true, "plink": true, "mosh": true, "sftp": true, "scp": true, "rsync": true}
+
+// sessionSteps are the steps of Via by which code reaches a host over ssh:
+// a session's remote command or stdin script ("ssh HOST"; the steps of
+// local code an option runs, "ssh -o ProxyCommand", name an option), and
+// the remote programs of scp, sftp -s, rsync --rsync-path and mosh
+// --server.
+var (
+	sessionSteps   = []string{"ssh ", "dbclient ", "plink ", "mosh ", "scp "}
+	remotePrograms = []string{"sftp -s", "rsync --rsync-path", "mosh --server"}
+)
+
+// viaSSH reports whether code came over an ssh session to another host.
 func viaSSH(via []string) bool {
 	for _, v := range via {
-		if strings.HasPrefix(v, "ssh ") {
+		for _, step := range sessionSteps {
+			if len(v) > len(step) && strings.HasPrefix(v, step) && v[len(step)] != '-' {
+				return true
+			}
+		}
+		if slices.Contains(remotePrograms, v) {
 			return true
 		}
 	}
@@ -250,10 +302,15 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 	if c.src.Exact && len(pos) > 0 {
 		return nil, false
 	}
-	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny) {
+	// GNU tools take a long option by any prefix that names only it
+	// (journalctl --vacuum-s is --vacuum-size). Where reading an option
+	// into a word makes the verdict stricter, its prefixes count too:
+	// options that keep a read-only rule from applying, and options that
+	// make a rule ask for more.
+	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny, c.src.Effect != None) {
 		return nil, false
 	}
-	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone) {
+	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) {
 		return nil, false
 	}
 	if len(c.payload) > 0 && !payloadContains(s.payload, c.payload) {
@@ -399,7 +456,11 @@ func anyGlob(patterns []string, name string) bool {
 // An option with a value counts with its last value, as most programs
 // read it: "ansible -m ping -m shell" runs shell. Options that want lists
 // with a common value ("-m ping", "--module-name ping") are one option.
-func hasAnyArg(s *subject, want []string) bool {
+//
+// With prefixes set, a long option written as a prefix of one of want
+// ("--vac=1M" for "--vacuum-size") counts, unless the prefix is an option
+// of the command's own (journalctl's --cursor is not --cursor-file).
+func hasAnyArg(s *subject, want []string, prefixes bool) bool {
 	for i, a := range s.args {
 		if s.dynamic(i) {
 			continue
@@ -408,9 +469,22 @@ func hasAnyArg(s *subject, want []string) bool {
 			if argIs(s, i, a, w) && (!strings.Contains(w, " ") || lastValue(s, want, w, i)) {
 				return true
 			}
+			if prefixes && abbreviates(s, a, w) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// abbreviates reports whether the word a is a GNU abbreviation of the long
+// option w: "--" and a proper prefix of w's name, with or without a value.
+func abbreviates(s *subject, a, w string) bool {
+	if s.ps || !strings.HasPrefix(w, "--") || strings.Contains(w, " ") || !strings.HasPrefix(a, "--") {
+		return false
+	}
+	name, _, _ := strings.Cut(a, "=")
+	return len(name) > 2 && len(name) < len(w) && strings.HasPrefix(w, name) && !slices.Contains(s.opts, name)
 }
 
 // lastValue reports whether the option of want w ("-m ping"), found at
@@ -700,14 +774,14 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			targets = addUnique(targets, h)
 		}
 		unknown = unknown || s.reachUnknown
-	case s.name == "ssh" && !s.ps:
-		if len(pos) > 0 {
-			if s.dynamic(pos[0]) {
-				return targets, true
-			}
-			if h := hostOf(s.args[pos[0]]); h != "" {
-				targets = addUnique(targets, h)
-			}
+	case connects[s.name] && s.name != "scp" && s.name != "rsync" && !s.ps:
+		// The shell analysis read the host the client connects to,
+		// with -o HostName applied.
+		if runTimeHost(s.host) {
+			return targets, true
+		}
+		if s.host != "" {
+			targets = addUnique(targets, s.host)
 		}
 	case s.remote:
 		if runTimeHost(s.host) {
@@ -723,6 +797,13 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			return targets, true
 		}
 		if h, ok := remoteHost(s.args[last]); ok {
+			if s.host != "" && connects[s.name] {
+				// scp -o HostName=H connects to H whatever the path says.
+				if runTimeHost(s.host) {
+					return targets, true
+				}
+				h = s.host
+			}
 			targets = addUnique(targets, h)
 		}
 	}

@@ -55,6 +55,19 @@ func reachOf(s *subject) (reach, bool) {
 		return azReach(s)
 	case "aws":
 		return awsReach(s)
+	case "pdsh", "pdcp", "rpdcp", "pssh", "parallel-ssh", "pscp", "pscp.pssh", "parallel-scp", "pslurp",
+		"parallel-slurp", "prsync", "parallel-rsync", "pnuke", "parallel-nuke", "clush":
+		return pdshReach(s, name)
+	case "salt", "salt-ssh", "salt-call":
+		return saltReach(s, name)
+	case "docker", "podman", "nerdctl", "docker-compose", "podman-compose":
+		return dockerReach(s, name)
+	case "kubectl", "oc":
+		return kubectlReach(s, name)
+	case "lxc", "incus":
+		return lxcReach(s, name)
+	case "vagrant":
+		return vagrantReach(s)
 	}
 	if impacketTools[strings.TrimPrefix(strings.TrimSuffix(name, ".py"), "impacket-")] {
 		return impacketReach(s)

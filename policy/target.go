@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 // targetKind is a way of finding targets in a command.
@@ -178,35 +180,11 @@ func hostOf(dest string) string {
 	return stripUser(dest)
 }
 
-// remoteHost returns the host of a remote path as scp and rsync write it:
-// [user@]host:path, host::module, scp://[user@]host[:port]/path or
-// rsync://[user@]host[:port]/path. A colon after a slash makes a local
-// path, as it does for scp.
+// remoteHost returns the host of a remote path as scp and rsync write it
+// (see shell.RemotePath).
 func remoteHost(word string) (string, bool) {
-	for _, scheme := range []string{"scp://", "rsync://", "sftp://"} {
-		if rest, ok := strings.CutPrefix(word, scheme); ok {
-			rest, _, _ = strings.Cut(rest, "/")
-			h := stripPort(stripUser(rest))
-			return h, h != ""
-		}
-	}
-	if strings.HasPrefix(word, "[") {
-		// [user@]host with an IPv6 address: [fe80::1]:path.
-		end := strings.Index(word, "]:")
-		if end < 0 {
-			return "", false
-		}
-		return word[1:end], end > 1
-	}
-	colon := strings.IndexByte(word, ':')
-	if colon <= 0 {
-		return "", false
-	}
-	if slash := strings.IndexByte(word, '/'); slash >= 0 && slash < colon {
-		return "", false
-	}
-	h := stripUser(word[:colon])
-	return h, h != ""
+	h, _, ok := shell.RemotePath(word)
+	return h, ok
 }
 
 func stripUser(s string) string {

@@ -72,10 +72,28 @@ type analyzer struct {
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string
+	// environ are the variables the command being walked gets in its
+	// environment (see Invocation.Env).
+	environ []string
+	// written are the files the command string writes, with what it
+	// writes to them (see wrote); writtenLost is set once more were
+	// written than it keeps.
+	written     map[string]*input
+	writtenLost bool
+	// fds are what the descriptors read, as the statements being walked
+	// set them up (see descriptor).
+	fds [maxDescriptors]*input
 	// aliases are the aliases the command string defines, by name.
 	aliases map[string]*aliasDef
 	// expansions counts alias expansions, which maxAliasExpansions bounds.
 	expansions int
+	// hashed are the names "hash -p" binds to programs.
+	hashed map[string]string
+	// bodies counts the function and loop bodies being walked, whose
+	// code may run after code written below it; funcs is set once a
+	// function is defined.
+	bodies int
+	funcs  bool
 	// callLine is the last line of the simple command being run.
 	callLine uint
 	// frameLimit is the call depth past which parsing stops.
@@ -86,6 +104,15 @@ type analyzer struct {
 	tail  *tailCall
 	// loopPasses counts the loop bodies forEach analysed.
 	loopPasses int
+	// parsers are the parsers free for use (see parser), and reparses
+	// counts the code handed on that was parsed (see maxReparses).
+	parsers  []*syntax.Parser
+	reparses int
+	// limitPending is the place in out.Unparsed, plus one, of the report
+	// that the code handed on is past maxReparses, until it is handed to
+	// visit (limitSent); a line rolled back drops it, and it is made again.
+	limitPending int
+	limitSent    bool
 }
 
 // code is one piece of shell source being walked: the command string itself
@@ -156,6 +183,9 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 		a.unparsed(text, errTooDeep.Error(), host, via)
 		return
 	}
+	if depth > 0 && !a.reparse(text, host, via) {
+		return
+	}
 	c := &code{host: host, via: via, depth: depth}
 	c.src, c.cr = protectCR(text)
 	a.walkSource(c, stdin)
@@ -192,6 +222,47 @@ func isWordByte(b byte) bool {
 
 func newParser() *syntax.Parser {
 	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+}
+
+// parser returns a parser for one piece of code, from the analysis's
+// free ones: code handed to shells is parsed while the code that hands it
+// on is, so each level has its own, and a command line of thousands of
+// "eval ls" reuses a few rather than making thousands.
+func (a *analyzer) parser() *syntax.Parser {
+	if n := len(a.parsers); n > 0 {
+		p := a.parsers[n-1]
+		a.parsers = a.parsers[:n-1]
+		return p
+	}
+	return newParser()
+}
+
+// release returns a parser that finished its input, without an error, to
+// the free ones.
+func (a *analyzer) release(p *syntax.Parser) {
+	a.parsers = append(a.parsers, p)
+}
+
+// maxReparses bounds how many pieces of code handed on (to shells, by
+// aliases, in text bash expands again, to interpreters) one analysis
+// parses. Each costs a parse of its own, so past the bound a piece is
+// reported as past a limit rather than parsed: no command written by hand
+// hands on thousands.
+const maxReparses = 4096
+
+// reparse counts a piece of code handed on, and reports false past
+// maxReparses. The first piece past it is reported as past a limit, which
+// asks about the call; the others add nothing to that answer and are
+// left out, so that a flood of them costs no more than their parse.
+func (a *analyzer) reparse(text, host string, via []string) bool {
+	if a.reparses++; a.reparses > maxReparses {
+		if !a.limitSent && a.limitPending == 0 {
+			a.unparsed(text, "too much code handed on to analyse", host, via)
+			a.limitPending = len(a.out.Unparsed)
+		}
+		return false
+	}
+	return true
 }
 
 // callDepth returns the number of frames on the calling goroutine's stack.

@@ -209,7 +209,7 @@ func render(inv Invocation) string {
 }
 
 func TestAnalyze(t *testing.T) {
-	for _, tc := range analyzeCases {
+	for _, tc := range slices.Concat(analyzeCases, unknowableCases) {
 		t.Run(tc.name, func(t *testing.T) {
 			got := Analyze(tc.src)
 			var rendered, names []string
@@ -485,7 +485,7 @@ func TestUnparsedText(t *testing.T) {
 }
 
 func FuzzAnalyze(f *testing.F) {
-	for _, tc := range analyzeCases {
+	for _, tc := range slices.Concat(analyzeCases, unknowableCases) {
 		f.Add(tc.src)
 	}
 	// Seeds stay small: the fuzzer minimises each input it finds
@@ -572,10 +572,15 @@ func TestViaIsBounded(t *testing.T) {
 }
 
 func allocated(src string) uint64 {
+	return allocatedBy(func() { Analyze(src) })
+}
+
+// allocatedBy returns the bytes f allocates.
+func allocatedBy(f func()) uint64 {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	Analyze(src)
+	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
 }

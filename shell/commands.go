@@ -16,15 +16,23 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	if len(x.Args) == 0 {
 		return
 	}
+	outerEnv := a.environ
+	defer func() { a.environ = outerEnv }()
+	for _, as := range x.Assigns {
+		if as.Name != nil && as.Value != nil && as.Index == nil {
+			a.setEnv(as.Name.Value, c.field(as.Value))
+		}
+	}
 	if a.expandAlias(c, x, in) {
 		return
 	}
 	for _, w := range x.Args {
 		a.word(c, w)
 	}
-	fields := make([]field, len(x.Args))
-	for i, w := range x.Args {
-		fields[i] = c.field(w)
+	fields := c.callFields(x.Args)
+	if len(fields) == 0 {
+		// "{,}" expands to no word at all: nothing runs.
+		return
 	}
 	a.callLine = x.End().Line()
 	outer := a.steps
@@ -70,18 +78,45 @@ func (a *analyzer) run(c *code, src string, fields []field, in *input) {
 			return
 		}
 		a.tail = nil
+		if consumedGlob(fields, t.fields) {
+			// A pattern among the wrapper's own words may match several
+			// files, or none, and so move the command it runs.
+			a.dynamic(c, src)
+			return
+		}
 		c, fields, in = t.c, t.fields, t.in
 	}
+}
+
+// consumedGlob reports whether a word a wrapper read before the command it
+// hands on, next, holds a glob. next is most often the tail of fields.
+func consumedGlob(fields, next []field) bool {
+	if len(next) == 0 {
+		return false
+	}
+	for k := 1; k < len(fields); k++ {
+		if &fields[k] == &next[0] {
+			for _, f := range fields[1:k] {
+				if f.glob {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return false
 }
 
 // step reports the command in fields, or, for a wrapper, hands on the
 // command it runs with then.
 func (a *analyzer) step(c *code, src string, fields []field, in *input) {
-	if fields[0].dyn {
+	if fields[0].dyn || fields[0].glob {
+		// A name made by an expansion or matched against files is
+		// decided at run time.
 		a.dynamic(c, src)
 		return
 	}
-	name := baseName(fields[0].val)
+	name := a.resolve(fields[0].val)
 	if name == "" {
 		return
 	}
@@ -93,6 +128,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			break
 		}
 		for i < len(args) && isAssignment(args[i]) {
+			if n, v, ok := cutAssignment(args[i]); ok {
+				a.assignedCode(c, src, n, v)
+				a.setEnv(n, v)
+			}
 			i++
 		}
 		if i < len(args) {
@@ -183,14 +222,38 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "ssh":
 		a.ssh(c, src, args, in)
 		return
+	case "autossh":
+		if a.autossh(c, args, in) {
+			return
+		}
+	case "dbclient":
+		a.dbclient(c, src, args, in)
+		return
+	case "plink", "plink.exe", "PLINK.EXE":
+		a.plink(c, "plink", src, args, in)
+		return
+	case "mosh":
+		a.mosh(c, src, args, in)
+		return
+	case "scp":
+		a.scp(c, src, args, in)
+		return
+	case "sftp":
+		a.sftp(c, src, args, in)
+		return
+	case "rsync":
+		a.rsync(c, src, args, in)
+		return
 	case "find":
 		a.invoke(c, c.host, name, args, in)
 		a.findExec(c, src, args)
 		return
 	case "source", ".":
-		if len(args) > 0 && args[0].file != nil {
-			a.fileCode(c, name, src, args[0].file)
-			return
+		if len(args) > 0 {
+			if f, ok := a.scriptFile(args[0], in); ok {
+				a.fileCode(c, name, src, f)
+				return
+			}
 		}
 	case "trap":
 		// trap ACTION SIGNAL...: the action is code that runs later.
@@ -203,12 +266,61 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "alias":
-		a.defineAliases(c, args)
+		a.defineAliases(c, src, args)
+	case "unalias":
+		a.unalias(args)
+	case "hash":
+		a.hash(c, src, args)
+	case "enable":
+		// enable -f FILE NAME loads a builtin from a shared object: code
+		// the command string does not show.
+		if _, seen := enableOpts.parse(args); seen.has("-f") {
+			a.dynamic(c, src)
+		}
 	case "parallel":
 		if a.parallel(c, src, args, in) {
 			return
 		}
+	case "at", "batch":
+		a.at(c, name, src, args, in)
+	case "crontab":
+		a.crontab(c, src, args, in)
+	case "sed", "gsed":
+		a.sed(c, src, args)
+	case "git":
+		a.git(c, src, args)
+	case "tar", "gtar", "bsdtar":
+		a.tar(c, src, args)
+	case "tmux":
+		a.tmux(c, src, args)
+	case "screen":
+		a.screen(c, src, args)
+	case "socat":
+		a.socat(c, src, args)
+	case "nc", "ncat", "netcat":
+		a.netcat(c, name, src, args)
+	case "fd", "fdfind":
+		a.fdExec(c, src, args)
+	case "rg":
+		for _, v := range optionValues(args, []string{"--pre"}) {
+			a.run(c.with("rg --pre"), src, []field{v}, nil)
+		}
+	case "entr":
+		if i, seen := entrOpts.parse(args); i < len(args) {
+			if seen.has("-s") {
+				a.codeFields(c, "entr -s", src, args[i:i+1], nil)
+			} else {
+				a.then(c.with(name), args[i:], nil)
+			}
+			return
+		}
+	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
+		a.evaluatedWords(c, name, src, args)
 	default:
+		if it, label, ok := interpreterOf(name); ok {
+			a.interp(c, it, label, src, args, in)
+			break
+		}
 		if w, ok := wrappers[name]; ok {
 			if a.wrapped(c, name, src, w, args, in) {
 				return
@@ -312,8 +424,18 @@ func replaceWords(words []field, token string, value *string) []field {
 // env unwraps env [-i] [-u NAME] [-C DIR] [-S STRING] [NAME=VALUE]... CMD.
 func (a *analyzer) env(c *code, src string, args []field, in *input) bool {
 	i, seen := envOpts.parse(args)
-	for i < len(args) && (isAssignment(args[i]) || args[i].val == "-" && !args[i].dyn) {
-		i++
+	for ; i < len(args); i++ {
+		if !args[i].dyn && args[i].val == "-" {
+			continue
+		}
+		// env takes any word with "=" after its first character for
+		// NAME=VALUE, whatever the name.
+		n, v, ok := cutAssignment(args[i])
+		if !ok {
+			break
+		}
+		a.assignedCode(c, src, n, v)
+		a.setEnv(n, v)
 	}
 	if o, ok := seen.get("-S", "--split-string"); ok {
 		// -S splits its value into words that come before the rest.
@@ -366,9 +488,9 @@ loop:
 	switch {
 	case cmdMode && len(operands) > 0:
 		a.codeFields(c, name+" -c", src, operands[:1], in)
-	case !cmdMode && !stdinMode && len(operands) > 0 && operands[0].file != nil:
-		// bash <(...) runs the substitution's output as a script.
-		a.fileCode(c, name, src, operands[0].file)
+	case !cmdMode && !stdinMode && len(operands) > 0 && a.runsScript(c, name, src, operands[0], in):
+		// bash <(...), bash /dev/stdin and the like run what the
+		// command string feeds them.
 	case cmdMode || len(operands) > 0 && !stdinMode:
 		a.invoke(c, c.host, name, args, in)
 	default:
@@ -378,7 +500,19 @@ loop:
 	}
 }
 
-// fileCode analyses the script a shell reads from a process substitution.
+// runsScript analyses the script a shell runs from a file when the
+// command string shows what the file reads: a process substitution or a
+// descriptor (see scriptFile).
+func (a *analyzer) runsScript(c *code, name, src string, f field, in *input) bool {
+	file, ok := a.scriptFile(f, in)
+	if ok {
+		a.fileCode(c, name, src, file)
+	}
+	return ok
+}
+
+// fileCode analyses the script a shell reads from a process substitution
+// or a descriptor.
 func (a *analyzer) fileCode(c *code, name, src string, f *input) {
 	if !a.stdinCode(c, c.host, c.via, name, src, f) {
 		a.dynamic(c, src)
@@ -430,98 +564,12 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 // files of that host, so they do not carry over.
 func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	if host != c.host {
-		outer := a.writes
-		a.writes = nil
-		defer func() { a.writes = outer }()
+		// Nor do the environment and the descriptors of this side.
+		outer, env, fds := a.writes, a.environ, a.fds
+		a.writes, a.environ, a.fds = nil, nil, [maxDescriptors]*input{}
+		defer func() { a.writes, a.environ, a.fds = outer, env, fds }()
 	}
 	a.code(text, host, via, c.depth+1, in)
-}
-
-// ssh reports the ssh invocation with its target host and analyses the
-// remote command, or a script on stdin, as code running on that host.
-// Like OpenSSH it reads options after the host too, unless a "--" came
-// before the host, and takes -o RemoteCommand as the command when the
-// command line has none.
-func (a *analyzer) ssh(c *code, src string, args []field, in *input) {
-	i, seen := sshOpts.parse(args)
-	if i >= len(args) {
-		a.invoke(c, c.host, "ssh", args, in)
-		return
-	}
-	host := sshHost(args[i])
-	self := a.invoke(c, host, "ssh", args, in)
-	remote := args[i+1:]
-	if i == 0 || args[i-1].dyn || args[i-1].val != "--" {
-		j, more := sshOpts.parse(remote)
-		seen = append(seen, more...)
-		remote = remote[j:]
-	}
-	if seen.has("-N", "-W", "-O", "-V", "-G") {
-		return
-	}
-	via := appendVia(c.via, "ssh "+host)
-	if len(remote) == 0 {
-		if cmd, ok := remoteCommand(seen); ok {
-			remote = []field{cmd}
-		}
-	}
-	if len(remote) > 0 {
-		a.out.Invocations[self].Analysed = true
-		a.codeOn(c, host, via, src, remote, in)
-		return
-	}
-	// Without a command the remote login shell reads stdin as a script.
-	if a.stdinCode(c, host, via, "ssh", src, in) {
-		a.out.Invocations[self].Analysed = true
-	}
-}
-
-// remoteCommand returns the value of the RemoteCommand among ssh's -o
-// options ("RemoteCommand=CMD" or "RemoteCommand CMD", any case).
-func remoteCommand(seen options) (field, bool) {
-	const key = "remotecommand"
-	for _, o := range seen {
-		v := o.val
-		if o.name != "-o" || len(v.val) <= len(key) || !strings.EqualFold(v.val[:len(key)], key) {
-			continue
-		}
-		sep := v.val[len(key)]
-		if sep != '=' && sep != ' ' && sep != '\t' {
-			continue
-		}
-		cut := func(s string) string {
-			if len(s) > len(key) && strings.EqualFold(s[:len(key)], key) {
-				return strings.TrimLeft(s[len(key):], "= \t")
-			}
-			return s
-		}
-		f := field{val: cut(v.val), approx: cut(v.approx), skel: cut(v.skel), dyn: v.dyn}
-		if !f.dyn && strings.EqualFold(f.val, "none") {
-			return field{}, false
-		}
-		return f, true
-	}
-	return field{}, false
-}
-
-// sshHost returns the host of an ssh destination: [user@]host or
-// ssh://[user@]host[:port].
-func sshHost(f field) string {
-	s := f.val
-	uri := strings.HasPrefix(s, "ssh://")
-	s = strings.TrimPrefix(s, "ssh://")
-	if !f.dyn {
-		if at := strings.LastIndexByte(s, '@'); at >= 0 {
-			s = s[at+1:]
-		}
-	}
-	if uri {
-		if colon := strings.LastIndexByte(s, ':'); colon >= 0 && !strings.HasSuffix(s, "]") {
-			s = s[:colon]
-		}
-		s = strings.TrimSuffix(strings.TrimPrefix(s, "["), "]")
-	}
-	return s
 }
 
 // findExec reports the commands of find's -exec, -execdir, -ok and -okdir.
@@ -547,9 +595,20 @@ func (a *analyzer) findExec(c *code, src string, args []field) {
 	}
 }
 
+// maxEnv bounds Invocation.Env.
+const maxEnv = 16
+
+// setEnv records a variable the command being walked gets.
+func (a *analyzer) setEnv(name string, value field) {
+	if len(a.environ) < maxEnv {
+		// Copy on append: the slice is shared with enclosing commands.
+		a.environ = append(a.environ[:len(a.environ):len(a.environ)], name+"="+value.val)
+	}
+}
+
 // invoke records an invocation and returns its index.
 func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) int {
-	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via}
+	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via, Env: a.environ}
 	if len(a.writes) > 0 {
 		inv.Writes = append([]string(nil), a.writes...)
 	}
@@ -656,6 +715,8 @@ func (s options) get(names ...string) (option, bool) {
 
 var (
 	noOpts      = opts{}
+	enableOpts  = opts{short: "f"}
+	entrOpts    = opts{}
 	suOpts      = opts{short: "gGsw", long: []string{"group", "supp-group", "shell", "whitelist-environment"}}
 	sudoOpts    = opts{short: "CDgpRrTtUu", long: []string{"close-from", "chdir", "group", "prompt", "chroot", "role", "command-timeout", "type", "other-user", "user", "host"}}
 	doasOpts    = opts{short: "Cu"}
@@ -664,7 +725,6 @@ var (
 	ioniceOpts  = opts{short: "cnPpu", long: []string{"class", "classdata", "pgid", "pid", "uid"}}
 	xargsOpts   = opts{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
 	watchOpts   = opts{short: "nq", long: []string{"interval", "equexit"}}
-	sshOpts     = opts{short: "BbcDEeFIiJLlmOoPpQRSWw"}
 	wrapperOpts = map[string]opts{
 		"exec":   {short: "a"},
 		"nice":   {short: "n", long: []string{"adjustment"}},

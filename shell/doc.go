@@ -35,15 +35,39 @@
 //     is analysed and its commands are reported with Via such as "bash -c".
 //     A shell that runs a script file or starts interactively is a plain
 //     invocation.
-//   - An alias defined by the command string expands, on the lines after
-//     its definition as in bash, into its value followed by the rest of
-//     the command, which is analysed again.
-//   - ssh is always reported as an invocation with Host set to its target
-//     (user@ stripped), and its remote command (after options that may
-//     also follow the host, or -o RemoteCommand, or a script on its stdin)
-//     is analysed as code whose invocations carry the same Host and Via
-//     "ssh HOST"; the ssh invocation is then marked Analysed. find is reported
+//   - An alias defined by the command string (also through BASH_ALIASES)
+//     expands, on the lines after its definition as in bash, into its
+//     value followed by the rest of the command, which is analysed again;
+//     a value ending in a blank makes the next word an alias too. A name
+//     "hash -p" binds runs its program.
+//   - Words are brace-expanded as bash does. A name matched against files
+//     (a glob in command position, or among a wrapper's words), $"...",
+//     and aliases, hashed names, builtins or subscripts decided at run
+//     time are reported in Dynamic.
+//   - ssh is always reported as an invocation with Host set to the host it
+//     connects to (user@ stripped, -o HostName applied), and its remote
+//     command (after options that may also follow the host, or -o
+//     RemoteCommand, or a script on its stdin) is analysed as code whose
+//     invocations carry the same Host and Via "ssh HOST"; the ssh
+//     invocation is then marked Analysed. The local commands of its
+//     options (ProxyCommand, LocalCommand, KnownHostsCommand) are analysed
+//     as code here. autossh, dbclient, plink, mosh and sftp are reported
+//     the same way, scp and rsync with Host set only when -o HostName
+//     renames their hosts; legacy scp's remote paths, rsync --rsync-path
+//     and sftp -s are code on the host (sshclients.go). find is reported
 //     too, and each -exec command as well, with Via "find -exec".
+//   - Code travels in options and variables: git's command keys, tar's
+//     --to-command, tmux, screen, socat, nc -e, sed's e command, the
+//     variables of envVars (PAGER, PROMPT_COMMAND, GIT_SSH_COMMAND, BASH_ENV
+//     ...), the subscripts bash evaluates, prompt strings, and jobs at and
+//     crontab schedule: a literal value is analysed as code, one known only
+//     at run time is Dynamic (tools.go, reexpand.go).
+//   - A script a shell, source or an interpreter reads from /dev/stdin, a
+//     descriptor or a file the command string wrote is analysed as code
+//     (descriptors.go). Interpreters (python, perl, ruby, node, php, awk)
+//     have their code read for the processes it starts, which are analysed
+//     as commands (interp.go); the interpreter is reported too.
+//   - Every invocation lists the variables it is given, in Env.
 //   - Static text reaches a command as stdin or as a file: from a heredoc,
 //     a here-string, a pipe from echo, printf, cat or a { ...; } group or
 //     subshell of them, or a <(...) of those, so "bash <(echo CODE)",
@@ -67,6 +91,8 @@
 // structure nested deeper than the parser's call depth allows (measured on
 // the stack, so brackets and keywords in quoted text, comments and heredoc
 // bodies do not count), a line that would cost more than 64 MiB to analyse,
-// a simple command unwrapped through more than 64 wrappers, and code handed
-// to shells more than 16 levels deep. docs/limits.md has the figures.
+// a simple command unwrapped through more than 64 wrappers, code handed
+// to shells more than 16 levels deep or more than 4096 times, and
+// interpreter code past its reader's bounds. docs/limits.md has the
+// figures.
 package shell

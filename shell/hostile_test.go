@@ -49,6 +49,10 @@ var hostileCases = []struct {
 	// The text after a line past the limit is left unanalysed too: where
 	// that line ends is only known by parsing it.
 	{"many arguments", "ls" + strings.Repeat(" x", 1<<20) + "\ngovc vm.destroy web-01", "", true},
+	// Code handed on is parsed a bounded number of times; the lines
+	// after it are still analysed.
+	{"many pieces of code handed on", strings.Repeat("eval ls\n", maxReparses+10) + "govc vm.destroy web-01", "govc", true},
+	{"code handed on past the bound in code that does not run", strings.Repeat("eval ls\n", maxReparses-1) + "eval 'eval ls; if'\neval ls\n", "", true},
 }
 
 func TestHostile(t *testing.T) {

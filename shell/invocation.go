@@ -33,6 +33,11 @@ type Invocation struct {
 	// as static text or, when known only at run time, as source text.
 	// /dev/null and duplicated descriptors (>&2) are not writes.
 	Writes []string `json:"writes,omitempty"`
+	// Env lists the variables the command is given in its environment,
+	// as NAME=VALUE: the assignments before it and those env and sudo
+	// set, outermost first, and the text of a value known only at run
+	// time. Variables exported by earlier commands are not listed.
+	Env []string `json:"env,omitempty"`
 	// Analysed is set on an ssh invocation whose remote code, the command
 	// after the host, -o RemoteCommand or a script on its stdin, was
 	// analysed: its commands are reported on their own, with Host set, and

@@ -131,7 +131,8 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 		// The sequence is drained rather than left with break: the
 		// parser may yield once more after an error, which panics after
 		// a break.
-		for s, serr := range newParser().StmtsSeq(&depthReader{a: a, src: c.src}) {
+		parser := a.parser()
+		for s, serr := range parser.StmtsSeq(&depthReader{a: a, src: c.src}) {
 			if err != nil {
 				continue
 			}
@@ -153,6 +154,9 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 			lineEnd = max(lineEnd, prevEnd)
 			queue = a.walkReady(c, append(queue, p), stdin, false)
 			walking = false
+		}
+		if err == nil {
+			a.release(parser)
 		}
 	}()
 	if err != nil && prevEnd >= 0 && lineComplete(c.src, prevEnd, hdocs) {
@@ -293,6 +297,9 @@ func (a *analyzer) mark() outMark {
 
 // rollback drops the findings made after m.
 func (a *analyzer) rollback(m outMark) {
+	if a.limitPending > m.unp {
+		a.limitPending = 0
+	}
 	clear(a.out.Invocations[m.inv:])
 	clear(a.out.Dynamic[m.dyn:])
 	clear(a.out.Unparsed[m.unp:])
@@ -321,6 +328,9 @@ func (a *analyzer) flush() {
 	}
 	for i := range a.out.Unparsed {
 		a.visit(Finding{Unparsed: &a.out.Unparsed[i]})
+	}
+	if a.limitPending > 0 {
+		a.limitSent, a.limitPending = true, 0
 	}
 	a.rollback(outMark{})
 }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -37,52 +38,102 @@ func (a *analyzer) stmts(c *code, list []*syntax.Stmt, stdin *input) {
 }
 
 // stmt walks one statement. Its own redirections decide its stdin and
-// otherwise it reads stdin.
+// the other descriptors it reads; otherwise it reads stdin, and what the
+// statements around it, or an earlier "exec 3<<<...", set up.
 func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	in := stdin
-	outer := a.writes
-	defer func() { a.writes = outer }()
-	for _, r := range s.Redirs {
-		if f, ok := writtenFile(c, r); ok && len(a.writes) < maxWrites {
-			// Copy on append: the slice is shared with enclosing statements.
-			a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
+	if in == nil {
+		in = a.descriptor(0)
+	}
+	outer, outerFds := a.writes, a.fds
+	bare := bareExec(s)
+	defer func() {
+		a.writes = outer
+		if !bare {
+			a.fds = outerFds
 		}
-		toStdin := r.N == nil || r.N.Value == "0"
+	}()
+	for _, r := range s.Redirs {
+		if f, ok := writtenFile(c, r); ok {
+			if len(a.writes) < maxWrites {
+				// Copy on append: the slice is shared with enclosing
+				// statements.
+				a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
+			}
+			if r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
+				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s)
+			}
+		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if !quotedDelim(r.Word) && r.Hdoc != nil {
 				a.word(c, r.Hdoc)
 			}
-			if toStdin {
-				text, skel, static := heredocTexts(c, r)
-				in = &input{kind: inText, text: text, code: skel, via: "<<"}
-				if !static {
-					in.kind = inDynamic
-				}
-			}
-		case syntax.WordHdoc:
-			a.word(c, r.Word)
-			if toStdin {
-				f := c.field(r.Word)
-				in = &input{kind: inText, text: f.approx + "\n", code: f.skel + "\n", via: "<<<"}
-				if f.dyn {
-					in.kind = inDynamic
-				}
-			}
-		case syntax.RdrIn, syntax.RdrInOut:
-			a.word(c, r.Word)
-			if toStdin {
-				in = &input{kind: inFile}
-				if f := procSubstFile(c, r.Word); f != nil && r.Op == syntax.RdrIn {
-					// < <(...) reads the substitution's output.
-					in = f
-				}
-			}
 		default:
 			a.word(c, r.Word)
 		}
+		n := 0
+		if r.N != nil {
+			var err error
+			if n, err = strconv.Atoi(r.N.Value); err != nil {
+				continue
+			}
+		}
+		fd, ok := a.redirInput(c, r, in)
+		if !ok {
+			continue
+		}
+		if n == 0 {
+			in = fd
+		}
+		if n != 0 || bare {
+			a.setDescriptor(n, fd)
+		}
 	}
 	a.command(c, s.Cmd, in)
+}
+
+// redirInput returns what a redirection makes its descriptor read: the
+// text of a heredoc or here-string, a file, the output of a <(...), or a
+// copy of another descriptor (<&3). It reports false for a redirection
+// that reads nothing.
+func (a *analyzer) redirInput(c *code, r *syntax.Redirect, stdin *input) (*input, bool) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		text, skel, static := heredocTexts(c, r)
+		in := &input{kind: inText, text: text, code: skel, via: "<<"}
+		if !static {
+			in.kind = inDynamic
+		}
+		return in, true
+	case syntax.WordHdoc:
+		f := c.field(r.Word)
+		in := &input{kind: inText, text: f.approx + "\n", code: f.skel + "\n", via: "<<<"}
+		if f.dyn {
+			in.kind = inDynamic
+		}
+		return in, true
+	case syntax.RdrIn, syntax.RdrInOut:
+		if f := procSubstFile(c, r.Word); f != nil && r.Op == syntax.RdrIn {
+			// < <(...) reads the substitution's output.
+			return f, true
+		}
+		return a.fileInput(c.field(r.Word)), true
+	case syntax.DplIn:
+		f := c.field(r.Word)
+		if f.dyn {
+			return &input{kind: inDynamic, via: "<&"}, true
+		}
+		n, err := strconv.Atoi(f.val)
+		if err != nil {
+			return nil, false
+		}
+		if n == 0 {
+			return stdin, stdin != nil
+		}
+		return a.descriptor(n), true
+	}
+	return nil, false
 }
 
 // maxWrites bounds Invocation.Writes: a command inside many redirected
@@ -142,15 +193,20 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 			a.stmts(c, x.Then, in)
 		}
 	case *syntax.WhileClause:
+		a.bodies++
 		a.stmts(c, x.Cond, in)
 		a.stmts(c, x.Do, in)
+		a.bodies--
 	case *syntax.ForClause:
 		switch l := x.Loop.(type) {
 		case *syntax.WordIter:
 			for _, w := range l.Items {
 				a.word(c, w)
 			}
-			if a.forEach(c, l, x.Do, in) {
+			a.bodies++
+			done := a.forEach(c, l, x.Do, in)
+			a.bodies--
+			if done {
 				return
 			}
 		case *syntax.CStyleLoop:
@@ -158,7 +214,9 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 			a.arith(c, l.Cond)
 			a.arith(c, l.Post)
 		}
+		a.bodies++
 		a.stmts(c, x.Do, in)
+		a.bodies--
 	case *syntax.CaseClause:
 		a.word(c, x.Word)
 		for _, item := range x.Items {
@@ -170,7 +228,10 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 	case *syntax.FuncDecl:
 		// The body runs whenever the function is called, which a static
 		// analysis cannot rule out, so it counts as code.
+		a.funcs = true
+		a.bodies++
 		a.stmt(c, x.Body, nil)
+		a.bodies--
 	case *syntax.ArithmCmd:
 		a.arith(c, x.X)
 	case *syntax.TestClause:
@@ -188,7 +249,9 @@ func (a *analyzer) command(c *code, cmd syntax.Command, in *input) {
 		}
 	case *syntax.CoprocClause:
 		if x.Stmt != nil {
-			a.stmt(c, x.Stmt, nil)
+			// A coprocess reads what the shell writes to it at run
+			// time: "coproc bash" runs code nobody wrote here.
+			a.stmt(c, x.Stmt, &input{kind: inDynamic, via: "coproc"})
 		}
 	case *syntax.LetClause:
 		for _, e := range x.Exprs {
@@ -226,6 +289,9 @@ func (a *analyzer) pipeline(c *code, x *syntax.BinaryCmd, in *input) {
 }
 
 func (a *analyzer) assign(c *code, as *syntax.Assign) {
+	if as.Name != nil && as.Name.Value == "BASH_ALIASES" {
+		a.aliasArray(c, as)
+	}
 	a.arith(c, as.Index)
 	if as.Value != nil {
 		a.word(c, as.Value)
@@ -238,6 +304,7 @@ func (a *analyzer) assign(c *code, as *syntax.Assign) {
 			}
 		}
 	}
+	a.assignment(c, as)
 }
 
 // word walks the code inside a word: command and process substitutions,
@@ -268,6 +335,11 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 		}
 		a.stmts(c.with("<(...)"), x.Stmts, nil)
 	case *syntax.ParamExp:
+		if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" {
+			// ${x@P} expands the value as a prompt string, running
+			// the substitutions it holds.
+			a.dynamic(c, c.source(x))
+		}
 		if x.NestedParam != nil {
 			a.wordPart(c, x.NestedParam)
 		}
@@ -313,7 +385,7 @@ func (a *analyzer) arith(c *code, e syntax.ArithmExpr) {
 		case *syntax.FlagsArithm:
 			e = x.X
 		case *syntax.Word:
-			a.word(c, x)
+			a.arithWord(c, x)
 			return
 		default:
 			return
@@ -331,9 +403,17 @@ func (a *analyzer) test(c *code, e syntax.TestExpr) {
 	for e != nil {
 		switch x := e.(type) {
 		case *syntax.BinaryTest:
+			if x.Op >= syntax.TsEql && x.Op <= syntax.TsGtr {
+				// Arithmetic comparisons evaluate their operands.
+				a.testArith(c, x.X)
+				a.testArith(c, x.Y)
+			}
 			right = append(right, x.Y)
 			e = x.X
 		case *syntax.UnaryTest:
+			if x.Op == syntax.TsVarSet {
+				a.testArith(c, x.X)
+			}
 			e = x.X
 		case *syntax.ParenTest:
 			e = x.X
@@ -343,5 +423,13 @@ func (a *analyzer) test(c *code, e syntax.TestExpr) {
 		default:
 			return
 		}
+	}
+}
+
+// testArith expands the quoted text of a [[ ]] operand that bash evaluates
+// as arithmetic or as a variable name with a subscript.
+func (a *analyzer) testArith(c *code, e syntax.TestExpr) {
+	if w, ok := e.(*syntax.Word); ok {
+		a.reexpand(c, quotedText(w), "arithmetic")
 	}
 }

@@ -23,6 +23,9 @@ type field struct {
 	// of re-parsing, which would make the cost exponential.
 	skel string
 	dyn  bool
+	// glob is set on a static word with an unquoted pattern character,
+	// which pathname expansion may replace by the names of files.
+	glob bool
 	// file, when not nil, is what reading the word as a file gives: the
 	// word holds a process substitution <(...), whose output is static
 	// text or known only at run time.
@@ -38,7 +41,9 @@ func staticField(s string) field {
 
 func (c *code) field(w *syntax.Word) field {
 	if v, ok := literal(w); ok {
-		return staticField(c.text(v))
+		f := staticField(c.text(v))
+		f.glob = hasGlob(w.Parts)
+		return f
 	}
 	if c.vars != nil {
 		if v, ok := c.boundLiteral(w); ok {
@@ -137,6 +142,12 @@ func wordValue(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (str
 				return "", false
 			}
 		case *syntax.DblQuoted:
+			if x.Dollar {
+				// $"..." is looked up in the message catalog that
+				// TEXTDOMAIN and TEXTDOMAINDIR name: its text is known
+				// only at run time.
+				return "", false
+			}
 			for _, q := range x.Parts {
 				switch y := q.(type) {
 				case *syntax.Lit:

@@ -3,8 +3,6 @@ package shell
 import (
 	"slices"
 	"strings"
-
-	"mvdan.cc/sh/v3/syntax"
 )
 
 // wrapper describes a command that runs another command given as its
@@ -63,6 +61,19 @@ var wrappers = map[string]wrapper{
 	"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
 	"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
 	"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
+	"ssh-agent":        {opts: opts{short: "aEOPt"}, none: []string{"-k"}},
+	"dbus-launch":      {opts: opts{long: []string{"config-file", "autolaunch"}}},
+	"valgrind":         {},
+	"ltrace":           {opts: opts{short: "aADeFlnosuwx"}, none: []string{"-p"}},
+	"catchsegv":        {},
+	"chpst":            {opts: opts{short: "ugUbenlL/mdopfcr"}},
+	"numactl":          {opts: opts{short: "NmpiC", long: []string{"cpunodebind", "membind", "preferred", "interleave", "physcpubind"}}},
+	"prlimit":          {opts: opts{short: "p", long: []string{"pid"}}, none: []string{"-p", "--pid"}},
+	"eatmydata":        {},
+	"nocache":          {},
+	"chronic":          {},
+	"ifne":             {},
+	"daemonize":        {opts: opts{short: "ceEoplu"}},
 	"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
 }
 
@@ -206,73 +217,6 @@ func (o opts) codeOption(args []field, skip int, letter byte, long string) (fiel
 		}
 	}
 	return field{}, false
-}
-
-// aliasDef is an alias the command string defines.
-type aliasDef struct {
-	value string
-	dyn   bool
-	// src and line are where it was defined: bash expands an alias only
-	// on the lines it reads after the definition.
-	src    string
-	line   uint
-	active bool // being expanded: an alias does not expand in itself
-}
-
-// maxAliasExpansions bounds the alias expansions of one analysis, since
-// each parses the rest of its command again.
-const maxAliasExpansions = 32
-
-// defineAliases records the NAME=VALUE operands of alias.
-func (a *analyzer) defineAliases(c *code, args []field) {
-	for _, f := range args {
-		name, value, ok := strings.Cut(f.val, "=")
-		if !ok || !validAliasName(name) {
-			continue
-		}
-		if a.aliases == nil {
-			a.aliases = make(map[string]*aliasDef)
-		}
-		a.aliases[name] = &aliasDef{value: value, dyn: f.dyn, src: c.src, line: a.callLine}
-	}
-}
-
-func validAliasName(s string) bool {
-	return s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return r <= ' ' || strings.ContainsRune("/$`=\\'\"|&;()<>", r)
-	}) < 0
-}
-
-// expandAlias analyses a simple command whose name is an alias defined
-// before it: the alias value followed by the rest of the command, parsed
-// again, as bash does. A name with any quoting is not an alias.
-func (a *analyzer) expandAlias(c *code, x *syntax.CallExpr, in *input) bool {
-	if len(a.aliases) == 0 || len(x.Args[0].Parts) != 1 {
-		return false
-	}
-	lit, ok := x.Args[0].Parts[0].(*syntax.Lit)
-	if !ok || strings.IndexByte(lit.Value, '\\') >= 0 {
-		return false
-	}
-	def := a.aliases[lit.Value]
-	if def == nil || def.active || def.src == c.src && def.line >= x.Pos().Line() {
-		return false
-	}
-	if def.dyn {
-		a.dynamic(c, c.source(x))
-		return true
-	}
-	via := appendVia(c.via, "alias "+lit.Value)
-	if a.expansions++; a.expansions > maxAliasExpansions {
-		a.unparsed(c.source(x), "too many alias expansions", c.host, via)
-		return true
-	}
-	end := min(int(x.End().Offset()), len(c.src))
-	text := def.value + c.text(c.src[int(x.Args[0].End().Offset()):end])
-	def.active = true
-	a.codeAt(c, text, c.host, via, in)
-	def.active = false
-	return true
 }
 
 var parallelOpts = opts{short: "aCdEIjLnNPS", long: []string{"arg-file", "colsep", "delimiter", "eof", "jobs", "max-lines", "max-args", "max-replace-args", "sshlogin", "sshloginfile", "results", "joblog", "tmpdir", "timeout", "delay", "retries", "env", "tag-string", "tagstring", "basefile", "workdir", "memfree", "load", "halt", "transferfile", "return"}}

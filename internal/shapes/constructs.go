@@ -1,0 +1,30 @@
+package shapes
+
+// constructs are the shapes of the constructs whose code bash or a tool
+// runs although no literal command shows it (brace expansion, aliases,
+// descriptors, text expanded again, tool options, interpreters): each is
+// read by code of its own, which must stay as cheap as the rest.
+var constructs = []Shape{
+	{Name: "brace-words", unit: "{a,b}{c,d} ", suffix: "; govc vm.destroy web-01"},
+	{Name: "deep-braces", prefix: "echo ", unit: "{a,", close: "}", suffix: "b"},
+	{Name: "glob-names", unit: "./[g]ovc x\n"},
+	{Name: "alias-chain", prefix: "alias a='command '\n", unit: "a ", suffix: "ls"},
+	{Name: "descriptors", unit: "exec 3<<<ls; source /dev/fd/3\n"},
+	{Name: "subscripts", unit: "unset 'a[$(ls)]'\n"},
+	{Name: "ssh-options", prefix: "ssh ", unit: "-o ProxyCommand=ls ", suffix: "web-01 uptime"},
+	{Name: "git-configs", prefix: "git ", unit: "-c core.pager=ls ", suffix: "log"},
+	{Name: "tmux-commands", prefix: "tmux ", unit: "run-shell ls \\; ", suffix: "ls"},
+	{Name: "python-heredoc", prefix: "python3 - <<'EOF'\n", unit: "import os; os.system('ls')\n", suffix: "EOF"},
+	{Name: "python-nested-calls", prefix: "python3 -c 'import os\n", unit: "os.system(", suffix: "\"ls\"'"},
+	{Name: "python-getattr", prefix: "python3 -c 'import os\n", unit: "getattr(os, ", suffix: "\"system\"'"},
+	{Name: "node-requires", prefix: "node -e \"", unit: "require('child_process').execSync('ls'); ", suffix: "\""},
+	{Name: "perl-quotes", prefix: "perl -e '", unit: "print qq{a} . qx{ls}; ", suffix: "'"},
+	{Name: "sftp-batch", prefix: "sftp -b - web-01 <<'EOF'\n", unit: "get x\n", suffix: "EOF"},
+	{Name: "crontab-lines", prefix: "crontab - <<'EOF'\n", unit: "* * * * * ls\n", suffix: "EOF"},
+}
+
+func init() {
+	// Kept apart from All's literal so that the shapes of the analysis
+	// and of these constructs grow independently.
+	All = append(All, constructs...)
+}
