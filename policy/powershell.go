@@ -58,6 +58,14 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 			}
 			if f.Command.Native {
 				nb.addCommand(f.Command, pl, *dir)
+				if len(f.Command.Writes) > 0 && !pl.remote {
+					// A program's output redirected by PowerShell:
+					// PowerShell writes the file.
+					s := psSubject(f.Command, pl)
+					m := p.psWrites(&s, f.Command, Match{Via: pl.via}, *dir)
+					m.Kind, m.Source = KindCmdlet, s.text()
+					add(m)
+				}
 				return
 			}
 			if d, ok := psChangeDir(f.Command, *dir); ok {
@@ -126,24 +134,34 @@ func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string) Match 
 	s := psSubject(c, at)
 	m := p.judge(&s)
 	if !s.remote {
-		if files := psWrittenFiles(c, p); len(files) > 0 {
-			wm, ok := p.judgeWrites(p.writes, files, dir, func(r *writeRule) bool {
-				if r.cmd == nil {
-					return false
-				}
-				if len(r.cmd.words) == 1 && r.cmd.words[0] == "*" && len(r.cmd.cmdlets) == 0 {
-					return true // a rule on what any command writes
-				}
-				_, ok := r.cmd.match(&s, false)
-				return ok
-			})
-			if ok && (wm.Effect > m.Effect || m.Rule == "") {
-				m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
-			}
-		}
+		m = p.psWrites(&s, c, m, dir)
 	}
 	m.Kind = KindCmdlet
 	m.Source = s.text()
+	return m
+}
+
+// psWrites is the pass of the rules with writes over the files a command
+// PowerShell runs here writes; the rule that matches decides when it is
+// stricter than m.
+func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, dir string) Match {
+	files := psWrittenFiles(c, p)
+	if len(files) == 0 {
+		return m
+	}
+	wm, ok := p.judgeWrites(p.writes, files, dir, func(r *writeRule) bool {
+		if r.cmd == nil {
+			return false
+		}
+		if len(r.cmd.words) == 1 && r.cmd.words[0] == "*" && len(r.cmd.cmdlets) == 0 {
+			return true // a rule on what any command writes
+		}
+		_, ok := r.cmd.match(s, false)
+		return ok
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
 	return m
 }
 
@@ -170,7 +188,12 @@ func psSubject(c *powershell.Command, at place) subject {
 			s.dyn = append(s.dyn, false, v.Dynamic || v.Kind != powershell.Word)
 		}
 	}
-	if from := c.Input.From; from != nil {
+	from := c.Input.From
+	// Filters pass the objects on: Get-VM web-* | Where-Object ... | Stop-VM.
+	for from != nil && psFilters[strings.ToLower(from.Name)] && from.Input != nil && from.Input.From != nil {
+		from = from.Input.From
+	}
+	if from != nil {
 		if !psHasParam(c, "VM", "VMName") {
 			vms, _ := from.NamedVMs()
 			carry("-VM", vms)
@@ -203,6 +226,9 @@ func psReadVerb(name string) bool {
 	}
 	return false
 }
+
+// psFilters pass on some of the objects they get, as they are.
+var psFilters = map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
 
 // psComputerValueParams are parameters that take a value, for finding
 // -ComputerName among a command's arguments.

@@ -744,7 +744,9 @@ func (r *reader) arg(f *frame) {
 		// A variable, or @name: arguments splatted from a variable.
 		start := r.pos
 		end := varEnd(r.src, r.pos)
-		if end == r.pos {
+		if next, _ := runeAt(r.src, end); end == r.pos || next != 0 && !endsToken(next) && next != '.' && next != '[' {
+			// $HOME/.claude: a variable and more is one word, as
+			// PowerShell reads it in a command's arguments.
 			r.beginToken(f, pArg)
 			return
 		}
@@ -903,6 +905,10 @@ func (r *reader) expr(f *frame) {
 		f.valsOK = f.valsOK && c == ','
 		f.chain = f.chain[:0]
 	}
+	if f.redirect && !endsToken(c) {
+		r.beginToken(f, pRedirect)
+		return
+	}
 	if f.operand && !f.kind.exprFrame() && !f.reported && startsOperand(c, n) && !(f.foreachIn && r.word("in")) {
 		// Two values in a row: "$cmd web-01" calls what $cmd holds, to
 		// PowerShell a syntax error, to the reader a command it cannot
@@ -913,10 +919,6 @@ func (r *reader) expr(f *frame) {
 			end = len(r.src) - r.pos
 		}
 		r.st.addExtra(extra{kind: xDynamic, list: f.list, text: r.src[f.operandStart : r.pos+end]})
-	}
-	if f.redirect && !endsToken(c) {
-		r.beginToken(f, pRedirect)
-		return
 	}
 	switch {
 	case c == '\n' || c == '\r' || c == ';':

@@ -93,6 +93,7 @@ var scanCases = []struct {
 	{"Stop-VM /VM web-01", []string{"Stop-VM /VM web-01"}},
 	{"Stop-VM \"$name\" \"web-$i\" web-$i", []string{"Stop-VM <\"$name\"> <\"web-$i\"> <web-$i>"}},
 	{"Stop-VM ${vm name}", []string{"Stop-VM <${vm name}>"}},
+	{"Set-Content $HOME/.claude/settings.json $x-y", []string{"Set-Content <$HOME/.claude/settings.json> <$x-y>"}},
 	// Data is not code.
 	{"Write-Host 'Stop-VM web-01; Remove-VM web-02'", []string{"Write-Host Stop-VM web-01; Remove-VM web-02"}},
 	{"$s = 'Remove-VM web-01'", nil},
