@@ -1,6 +1,7 @@
 package powershell
 
 import (
+	"net/url"
 	"strings"
 )
 
@@ -653,28 +654,11 @@ func contains(list []string, s string) bool {
 
 // uriHost returns the host of a URI such as http://web-01:5985/wsman.
 func uriHost(s string) string {
-	rest, ok := strings.CutPrefix(strings.ToLower(s), "http://")
-	if !ok {
-		if rest, ok = strings.CutPrefix(strings.ToLower(s), "https://"); !ok {
-			return ""
-		}
+	u, err := url.Parse(s)
+	if err != nil {
+		return ""
 	}
-	host := s[len(s)-len(rest):]
-	if i := strings.IndexAny(host, "/?#"); i >= 0 {
-		host = host[:i]
-	}
-	if i := strings.LastIndexByte(host, '@'); i >= 0 {
-		host = host[i+1:]
-	}
-	if strings.HasPrefix(host, "[") {
-		if i := strings.IndexByte(host, ']'); i >= 0 {
-			return host[1:i]
-		}
-	}
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host
+	return u.Hostname()
 }
 
 // Named returns the value of the first of the parameters names the

@@ -137,6 +137,11 @@ func (r *reader) flush() {
 	built := make([]Command, len(st.cmds))
 	for i := range st.cmds {
 		c := &st.cmds[i]
+		for j := range c.args {
+			if a := &c.args[j]; a.List != nil {
+				a.Text = strings.Join(a.List, ",")
+			}
+		}
 		b := &built[i]
 		b.Name, b.Alias, b.Native = names[i].name, names[i].alias, names[i].native
 		b.Args, b.Writes, b.Place = c.args, c.writes, st.lists[c.list].place

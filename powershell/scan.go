@@ -865,11 +865,12 @@ func (r *reader) addArg(f *frame, a Arg) {
 			last.Text += a.Text
 			last.Dynamic = last.Dynamic || a.Dynamic
 		default:
+			// The list's Text is joined when the command is complete:
+			// joined here, a list of n elements would cost n² bytes.
 			if last.List == nil {
 				last.List = []string{last.Text}
 			}
 			last.List = append(last.List, a.Text)
-			last.Text += "," + a.Text
 			last.Dynamic = last.Dynamic || a.Dynamic
 		}
 		f.comma, f.colon = false, false

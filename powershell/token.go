@@ -58,7 +58,7 @@ func (r *reader) beginToken(f *frame, p purpose) {
 		for ts.pos < len(r.src) && r.src[ts.pos] != '\n' {
 			ts.pos++
 		}
-		ts.pos++
+		ts.pos = min(ts.pos+1, len(r.src))
 	default:
 		ts.kind, ts.pos = tWord, r.pos
 	}
