@@ -560,6 +560,9 @@ func (p *Policy) judge(s *subject) Match {
 			continue
 		}
 		targets, unknown := r.extract(s, rest)
+		if s.ps {
+			targets, unknown = psPatterns(targets, unknown)
+		}
 		if r.src.RequireTarget && len(targets) == 0 && !unknown {
 			continue
 		}

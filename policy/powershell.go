@@ -195,8 +195,7 @@ func psSubject(c *powershell.Command, at place) subject {
 	}
 	if from != nil {
 		if !psHasParam(c, "VM", "VMName") {
-			vms, _ := from.NamedVMs()
-			carry("-VM", vms)
+			carry("-VM", pipedVMs(from))
 		}
 		if !psHasParam(c, "ComputerName", "Cn", "CimSession", "Session") && !psReadVerb(c.Name) {
 			for _, name := range []string{"ComputerName", "CimSession", "Session"} {
@@ -225,6 +224,38 @@ func psReadVerb(name string) bool {
 		return true
 	}
 	return false
+}
+
+// pipedVMs returns the VMs that come down a pipeline from the command
+// from: those it names, or, for a filter or a Get- cmdlet that names
+// none (Get-VM web-01 | Get-HardDisk | Set-HardDisk), those that come
+// down to it.
+func pipedVMs(from *powershell.Command) []powershell.Arg {
+	for from != nil {
+		if vms, _ := from.NamedVMs(); len(vms) > 0 {
+			return vms
+		}
+		name := strings.ToLower(from.Name)
+		if !psFilters[name] && !strings.HasPrefix(name, "get-") || from.Input == nil {
+			return nil
+		}
+		from = from.Input.From
+	}
+	return nil
+}
+
+// psPatterns reads the targets of a cmdlet: a name with a wildcard
+// (web-*) stands for the VMs it matches when it runs, known only then.
+func psPatterns(targets []string, unknown bool) ([]string, bool) {
+	out := targets[:0]
+	for _, t := range targets {
+		if strings.ContainsAny(t, "*?[") {
+			unknown = true
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, unknown
 }
 
 // psFilters pass on some of the objects they get, as they are.
