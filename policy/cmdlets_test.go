@@ -55,3 +55,35 @@ func namesCmdletIn(rules []*commandRule, name string) bool {
 	}
 	return false
 }
+
+// TestCmdletIndex checks that the cmdlet index gives, for any name, the
+// rules in order that a scan of them all would try and find matching.
+func TestCmdletIndex(t *testing.T) {
+	p := newPolicy(t, "[[command]]\ncmdlets = [\"Stop-*\"]\neffect = \"ask\"\n[[command]]\ncmdlets = [\"Stop-VM\"]\neffect = \"deny\"\n")
+	names := []string{"Stop-VM", "stop-vm", "Get-VM", "Remove-VM", "Invoke-Command", "icm", "Frob-Nicate", "Set-VMHost", "Restart-Service"}
+	for _, f := range []string{"hyperv", "powercli"} {
+		b, _ := os.ReadFile("testdata/cmdlets/" + f + ".txt")
+		for line := range strings.SplitSeq(string(b), "\n") {
+			if line != "" && !strings.HasPrefix(line, "#") {
+				names = append(names, line)
+			}
+		}
+	}
+	for _, name := range names {
+		var want []string
+		for _, r := range p.commands {
+			if len(r.cmdlets) > 0 && anyGlob(r.cmdlets, strings.ToLower(name)) {
+				want = append(want, r.label)
+			}
+		}
+		var got []string
+		for _, r := range p.cmdlets.rules(name) {
+			if anyGlob(r.cmdlets, strings.ToLower(name)) {
+				got = append(got, r.label)
+			}
+		}
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("%s: index gives\n\t%s\nwant\n\t%s", name, strings.Join(got, "\n\t"), strings.Join(want, "\n\t"))
+		}
+	}
+}

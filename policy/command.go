@@ -122,7 +122,13 @@ func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
 	}
 	c.label = r.Match
 	if len(r.Cmdlets) > 0 {
-		c.label = "pwsh " + strings.Join(r.Cmdlets, "|")
+		// A family lists dozens of cmdlets in a rule: the label names
+		// the first few, as a reason shown to a person can hold.
+		names := r.Cmdlets
+		if len(names) > 4 {
+			names = append(names[:3:3], "…")
+		}
+		c.label = "pwsh " + strings.Join(names, "|")
 	}
 	if origin != "" {
 		c.label = origin + ":" + c.label

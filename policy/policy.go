@@ -23,6 +23,8 @@ type Policy struct {
 	// (see indexRules).
 	byName  map[string][]*commandRule
 	unnamed []*commandRule
+	// cmdlets index the cmdlet rules the same way (see indexCmdlets).
+	cmdlets cmdletIndex
 	tools   []*toolRule
 	servers []string
 	tests   []testSet
@@ -85,6 +87,7 @@ func New(cfg *Config) (*Policy, error) {
 		}
 	}
 	p.byName, p.unnamed = indexRules(p.commands)
+	p.cmdlets = indexCmdlets(p.commands)
 	p.tools = user.tools
 	for _, t := range cat.tools {
 		if !p.disabled(t.src.Family) {
@@ -139,6 +142,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 		return nil, err
 	}
 	t.byName, t.unnamed = indexRules(t.commands)
+	t.cmdlets = indexCmdlets(t.commands)
 	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
 	t.valueOpts = make(map[string][]string)
 	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {

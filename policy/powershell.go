@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rewind-dev/rewind/powershell"
@@ -611,4 +612,68 @@ func uriHost(s string) string {
 		return ""
 	}
 	return u.Hostname()
+}
+
+// cmdletIndex indexes the cmdlet rules by the lower-case name they spell
+// out, so that judging a cmdlet costs time in the rules that could match
+// it: byName holds, for each name a rule spells out, those rules and the
+// rules whose patterns have wildcards, in order; unnamed holds the
+// latter alone.
+type cmdletIndex struct {
+	byName  map[string][]*commandRule
+	unnamed []*commandRule
+}
+
+func indexCmdlets(rules []*commandRule) cmdletIndex {
+	var (
+		order   []*commandRule
+		unnamed []*commandRule
+	)
+	own := make(map[string][]*commandRule)
+	for _, r := range rules {
+		if len(r.cmdlets) == 0 {
+			continue
+		}
+		order = append(order, r)
+		if slices.ContainsFunc(r.cmdlets, func(c string) bool { return globMeta(c) >= 0 }) {
+			unnamed = append(unnamed, r)
+			continue
+		}
+		for _, c := range r.cmdlets {
+			if l := own[c]; len(l) == 0 || l[len(l)-1] != r {
+				own[c] = append(own[c], r)
+			}
+		}
+	}
+	// Each list merges, in rule order, the rules that spell the name
+	// out and those with wildcards.
+	position := make(map[*commandRule]int, len(order))
+	for i, r := range order {
+		position[r] = i
+	}
+	idx := cmdletIndex{byName: make(map[string][]*commandRule, len(own)), unnamed: unnamed}
+	for name, list := range own {
+		merged := make([]*commandRule, 0, len(list)+len(unnamed))
+		i, j := 0, 0
+		for i < len(list) || j < len(unnamed) {
+			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
+				merged = append(merged, list[i])
+				i++
+			} else {
+				merged = append(merged, unnamed[j])
+				j++
+			}
+		}
+		idx.byName[name] = merged
+	}
+	return idx
+}
+
+// rules returns the cmdlet rules that could match a cmdlet named name, in
+// order.
+func (idx cmdletIndex) rules(name string) []*commandRule {
+	if list, ok := idx.byName[strings.ToLower(name)]; ok {
+		return list
+	}
+	return idx.unnamed
 }
