@@ -225,9 +225,17 @@ func (r *reader) again(code string, at Place, via string) {
 }
 
 // joinPlace puts a place reached from outer: its computers replace
-// outer's, its steps follow outer's.
+// outer's, its steps follow outer's. Of a chain of more than maxVia steps
+// (Invoke-Command in Invoke-Command...) the first and the last are kept:
+// where the code runs is the last one's computers.
 func joinPlace(outer, p Place) Place {
-	p.Via = append(append([]string(nil), outer.Via...), p.Via...)
+	via := make([]string, 0, min(len(outer.Via)+len(p.Via), maxVia))
+	via = append(via, outer.Via...)
+	via = append(via, p.Via...)
+	if len(via) > maxVia {
+		via = append(via[:1:1], append([]string{"…"}, via[len(via)-maxVia+2:]...)...)
+	}
+	p.Via = via
 	return p
 }
 

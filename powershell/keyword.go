@@ -137,7 +137,7 @@ func (r *reader) keyword(f *frame) {
 			return
 		}
 	case kwCont:
-		if kw := r.continuation(f); kw != "" {
+		if kw, _ := r.continuation(f); kw != "" {
 			r.skipWord(false)
 			f.kw = kw
 			switch kw {
@@ -212,8 +212,8 @@ func (r *reader) keywordPart(f *frame, child *frame) {
 
 // continuation returns the keyword that continues the statement in f
 // after its block (else after if, catch after try...), skipping newlines
-// and comments, or "".
-func (r *reader) continuation(f *frame) string {
+// and comments, and where it starts; or "".
+func (r *reader) continuation(f *frame) (string, int) {
 	var want []string
 	switch f.kw {
 	case "if":
@@ -223,7 +223,7 @@ func (r *reader) continuation(f *frame) string {
 	case "do":
 		want = []string{"while", "until"}
 	default:
-		return ""
+		return "", 0
 	}
 	i := r.pos
 	for i < len(r.src) {
@@ -235,14 +235,14 @@ func (r *reader) continuation(f *frame) string {
 		case c == '#':
 			j := strings.IndexAny(r.src[i:], "\r\n")
 			if j < 0 {
-				return ""
+				return "", 0
 			}
 			i += j
 			continue
 		case c == '<' && r.at(i+1, '#'):
 			j := strings.Index(r.src[i+2:], "#>")
 			if j < 0 {
-				return ""
+				return "", 0
 			}
 			i += 2 + j + 2
 			continue
@@ -255,13 +255,13 @@ func (r *reader) continuation(f *frame) string {
 		for _, k := range want {
 			if word == k {
 				if n, _ := runeAt(r.src, j); endsToken(n) || n == 0 {
-					return k
+					return k, i
 				}
 			}
 		}
-		return ""
+		return "", 0
 	}
-	return ""
+	return "", 0
 }
 
 // skipWord skips newlines, blanks and one word (up to white space or a

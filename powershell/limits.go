@@ -26,6 +26,8 @@ const (
 	maxDepth = 8
 	// maxChain bounds the receiver text kept for a method call.
 	maxChain = 256
+	// maxVia bounds the steps a place lists.
+	maxVia = 16
 )
 
 // budget is shared by a reader and the readers of code it reads again.

@@ -251,18 +251,15 @@ func nativeName(name string) string {
 }
 
 // mayDefineAliases reports whether code could set an alias: it has
-// "alias", "sal" or "nal" in it, in any case.
+// "alias" (Set-Alias, New-Alias, alias:) or the word "sal" or "nal" in
+// it, in any case.
 func mayDefineAliases(code string) bool {
-	for _, w := range []string{"alias", "sal", "nal"} {
-		if containsFold(code, w) {
-			return true
-		}
-	}
-	return false
+	return containsFold(code, "alias", false) || containsFold(code, "sal", true) || containsFold(code, "nal", true)
 }
 
-// containsFold reports whether s holds the ASCII word w in any case.
-func containsFold(s, w string) bool {
+// containsFold reports whether s holds the ASCII word w in any case; with
+// whole set, not as part of a longer identifier.
+func containsFold(s, w string, whole bool) bool {
 	for i := 0; i+len(w) <= len(s); i++ {
 		if s[i]|0x20 != w[0] {
 			continue
@@ -271,7 +268,10 @@ func containsFold(s, w string) bool {
 		for j < len(w) && s[i+j]|0x20 == w[j] {
 			j++
 		}
-		if j == len(w) {
+		if j < len(w) {
+			continue
+		}
+		if !whole || (i == 0 || !isIdentChar(rune(s[i-1]))) && (i+j == len(s) || !isIdentChar(rune(s[i+j]))) {
 			return true
 		}
 	}

@@ -259,6 +259,14 @@ func (r *reader) blank(f *frame) {
 			r.lineComment()
 		case c == '<' && r.at(r.pos+1, '#'):
 			r.blockComment()
+		case (c == '\n' || c == '\r') && f.mode == mKw && f.kwExpect == kwCont:
+			// } then else, catch, while... on a later line: straight to
+			// it, once, however many lines lie between.
+			kw, at := r.continuation(f)
+			if kw == "" {
+				return
+			}
+			r.pos = at
 		case (c == '\n' || c == '\r') && r.newlineContinues(f):
 			r.pos++
 		default:
@@ -282,8 +290,7 @@ func (r *reader) newlineContinues(f *frame) bool {
 		return false
 	case mKw:
 		return f.kwExpect == kwCond || f.kwExpect == kwBlock || f.kwExpect == kwName ||
-			f.kwExpect == kwTypes || f.kwExpect == kwBase || f.kwExpect == kwOpts ||
-			f.kwExpect == kwCont && r.continuation(f) != ""
+			f.kwExpect == kwTypes || f.kwExpect == kwBase || f.kwExpect == kwOpts
 	}
 	return false
 }

@@ -40,6 +40,32 @@ var hostileCases = []struct {
 	{"many arguments", "Write-Output" + strings.Repeat(" x", 1<<20), "", true},
 	{"deep code from strings", strings.Repeat("iex '", 1) + "iex ''iex ''''iex ''''''''iex ''''''''''''''''iex ''''''''''''''''''''''''''''''''iex ''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''iex ''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''''Get-VM", "", true},
 	{"commands before a limit are judged", "Remove-VM web-01\n" + strings.Repeat("(", 500000), "Remove-VM", true},
+	{"blank lines and comments before else", "if ($x) { Get-VM }" + strings.Repeat("\n# c\n", 1<<19) + "else { Remove-VM web-01 }", "Remove-VM", false},
+	{"a word that contains nal and sal", strings.Repeat("Write-Output personal universal ", 1<<15) + "; Remove-VM web-01", "Remove-VM", false},
+}
+
+// TestDeepRemoting checks that the steps a place lists stay few however
+// deep Invoke-Command nests, and that the computers are the innermost's.
+func TestDeepRemoting(t *testing.T) {
+	const depth = 900
+	code := strings.Repeat("icm -cn jump { ", depth) + strings.Repeat("Restart-Service x\n", 1000) + "icm -cn web-01 { Stop-Service y }" + strings.Repeat(" }", depth)
+	n := 0
+	Scan(code, func(f Finding) {
+		c := f.Command
+		if c == nil {
+			return
+		}
+		n++
+		if len(c.Place.Via) > maxVia {
+			t.Fatalf("%s lists %d steps", c.Name, len(c.Place.Via))
+		}
+		if c.Name == "Stop-Service" && (len(c.Place.Hosts) != 1 || c.Place.Hosts[0] != "web-01") {
+			t.Errorf("Stop-Service runs on %q", c.Place.Hosts)
+		}
+	})
+	if n < depth+1000 {
+		t.Errorf("%d commands", n)
+	}
 }
 
 func TestHostile(t *testing.T) {
