@@ -50,9 +50,11 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 		return
 	}
 	nb := nativeBatch{p: p, depth: depth, add: add}
+	pipes := make(pipes)
 	powershell.Scan(code, func(f powershell.Finding) {
 		switch {
 		case f.Command != nil:
+			in := pipes.note(f.Command)
 			pl := at.join(f.Command.Place)
 			if p.skipPlace(f.Command.Place) {
 				return
@@ -62,7 +64,7 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 				if len(f.Command.Writes) > 0 && !pl.remote {
 					// A program's output redirected by PowerShell:
 					// PowerShell writes the file.
-					s := psSubject(f.Command, pl)
+					s := psSubject(f.Command, pl, nil)
 					m := p.psWrites(&s, f.Command, Match{Via: pl.via}, *dir)
 					m.Kind, m.Source = KindCmdlet, s.text()
 					add(m)
@@ -73,7 +75,7 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 				nb.flush()
 				*dir = d
 			}
-			add(p.judgeCmdlet(f.Command, pl, *dir))
+			add(p.judgeCmdlet(f.Command, pl, *dir, in))
 		case f.Code != nil:
 			if p.skipPlace(f.Code.Place) {
 				return
@@ -131,8 +133,8 @@ func (at place) join(pp powershell.Place) place {
 
 // judgeCmdlet judges a cmdlet or function at its place: the cmdlet rules,
 // and, where it runs here, the files it writes.
-func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string) Match {
-	s := psSubject(c, at)
+func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string, in *piped) Match {
+	s := psSubject(c, at, in)
 	m := p.judge(&s)
 	if !s.remote {
 		m = p.psWrites(&s, c, m, dir)
@@ -167,11 +169,11 @@ func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, dir string
 }
 
 // psSubject makes a subject of a cmdlet. A cmdlet that takes its objects
-// from the pipeline gets what the command before it names: the VMs
+// from the pipeline gets what comes down to it (see pipes): the VMs
 // (Get-VM web-01 | Stop-VM gets -VM web-01) and the computers
 // (Get-CimInstance -ComputerName web-01 ... | Invoke-CimMethod gets
 // -ComputerName web-01), so that rules find them where they look.
-func psSubject(c *powershell.Command, at place) subject {
+func psSubject(c *powershell.Command, at place, in *piped) subject {
 	s := subject{name: c.Name, ps: true, host: at.host, hosts: at.hosts, remote: at.remote,
 		via: at.via, analysed: c.Analysed, writes: c.Writes}
 	s.args = make([]string, 0, len(c.Args))
@@ -180,7 +182,7 @@ func psSubject(c *powershell.Command, at place) subject {
 		s.args = append(s.args, a.Text)
 		s.dyn = append(s.dyn, a.Dynamic)
 	}
-	if c.Input == nil {
+	if in == nil {
 		return s
 	}
 	carry := func(param string, vals []powershell.Arg) {
@@ -189,28 +191,63 @@ func psSubject(c *powershell.Command, at place) subject {
 			s.dyn = append(s.dyn, false, v.Dynamic || v.Kind != powershell.Word)
 		}
 	}
-	from := c.Input.From
-	// Filters pass the objects on: Get-VM web-* | Where-Object ... | Stop-VM.
-	for from != nil && psFilters[strings.ToLower(from.Name)] && from.Input != nil && from.Input.From != nil {
-		from = from.Input.From
+	if !psHasParam(c, "VM", "VMName") {
+		carry("-VM", in.vms)
 	}
-	if from != nil {
-		if !psHasParam(c, "VM", "VMName") {
-			carry("-VM", pipedVMs(from))
-		}
-		if !psHasParam(c, "ComputerName", "Cn", "CimSession", "Session") && !psReadVerb(c.Name) {
-			for _, name := range []string{"ComputerName", "CimSession", "Session"} {
-				if v, ok := from.Named(psComputerValueParams, name); ok {
-					carry("-"+name, []powershell.Arg{v})
-				}
-			}
-		}
-	} else if len(c.Input.Values) > 0 && !psHasParam(c, "VM", "VMName") {
-		for _, v := range c.Input.Values {
-			carry("-VM", []powershell.Arg{{Text: v}})
+	if !psHasParam(c, "ComputerName", "Cn", "CimSession", "Session") && !psReadVerb(c.Name) {
+		for i, name := range [...]string{"-ComputerName", "-CimSession", "-Session"} {
+			carry(name, in.computers[i])
 		}
 	}
 	return s
+}
+
+// piped is what comes down a pipeline to a command: the VMs and the
+// computers the commands before it name.
+type piped struct {
+	vms       []powershell.Arg
+	computers [3][]powershell.Arg // -ComputerName, -CimSession, -Session
+}
+
+// pipes holds what each command of PowerShell code passes down its
+// pipeline, worked out once per command as the reader reports them: a
+// pipeline of thousands of stages costs a look at each, not at all the
+// stages before each.
+type pipes map[*powershell.Command]*piped
+
+// note records what c passes on, and returns what comes down to it.
+// Filters (Where-Object...) pass on what comes to them; Get- cmdlets
+// that name no VM pass on the VMs (Get-VM web-01 | Get-HardDisk |
+// Set-HardDisk: the disks are web-01's).
+func (ps pipes) note(c *powershell.Command) *piped {
+	var in *piped
+	switch {
+	case c.Input == nil:
+	case c.Input.From != nil:
+		in = ps[c.Input.From]
+	case len(c.Input.Values) > 0:
+		in = &piped{}
+		for _, v := range c.Input.Values {
+			in.vms = append(in.vms, powershell.Arg{Text: v})
+		}
+	}
+	out := &piped{}
+	name := strings.ToLower(c.Name)
+	filter := psFilters[name]
+	if vms, _ := c.NamedVMs(); len(vms) > 0 {
+		out.vms = vms
+	} else if (filter || strings.HasPrefix(name, "get-")) && in != nil {
+		out.vms = in.vms
+	}
+	for i, n := range [...]string{"ComputerName", "CimSession", "Session"} {
+		if v, ok := c.Named(psComputerValueParams, n); ok {
+			out.computers[i] = []powershell.Arg{v}
+		} else if filter && in != nil {
+			out.computers[i] = in.computers[i]
+		}
+	}
+	ps[c] = out
+	return in
 }
 
 // psReadVerb reports whether a cmdlet's verb says it reads or passes on
@@ -225,24 +262,6 @@ func psReadVerb(name string) bool {
 		return true
 	}
 	return false
-}
-
-// pipedVMs returns the VMs that come down a pipeline from the command
-// from: those it names, or, for a filter or a Get- cmdlet that names
-// none (Get-VM web-01 | Get-HardDisk | Set-HardDisk), those that come
-// down to it.
-func pipedVMs(from *powershell.Command) []powershell.Arg {
-	for from != nil {
-		if vms, _ := from.NamedVMs(); len(vms) > 0 {
-			return vms
-		}
-		name := strings.ToLower(from.Name)
-		if !psFilters[name] && !strings.HasPrefix(name, "get-") || from.Input == nil {
-			return nil
-		}
-		from = from.Input.From
-	}
-	return nil
 }
 
 // psPatterns reads the targets of a cmdlet: a name with a wildcard

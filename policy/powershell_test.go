@@ -2,9 +2,12 @@ package policy
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/shapes"
 )
 
 // psCases are PowerShell calls: a command line run in the shell tool, or,
@@ -162,6 +165,26 @@ func TestPowerShellToolInput(t *testing.T) {
 		v := p.Classify(Call{Tool: "PowerShell", Input: json.RawMessage(in)})
 		if v.Effect != Ask {
 			t.Errorf("%s: %s (%s), want ask", in, v.Effect, v.Reason)
+		}
+	}
+}
+
+// BenchmarkPowerShellShapes judges each PowerShell shape of package
+// shapes, grown to 1 and 8 MiB, as the code of the host's PowerShell
+// tool: the reader and the policy together. The cost must grow linearly
+// with the size for every shape.
+func BenchmarkPowerShellShapes(b *testing.B) {
+	p := newPolicy(b, "")
+	for _, s := range shapes.PowerShell {
+		for _, size := range []int{1 << 20, 8 << 20} {
+			in, _ := json.Marshal(map[string]string{"command": s.Make(size)})
+			b.Run(fmt.Sprintf("%s/%dKiB", s.Name, size>>10), func(b *testing.B) {
+				b.SetBytes(int64(len(in)))
+				b.ReportAllocs()
+				for b.Loop() {
+					p.Classify(Call{Tool: "PowerShell", Input: in, InputValid: true})
+				}
+			})
 		}
 	}
 }

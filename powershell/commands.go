@@ -407,13 +407,8 @@ func (r *reader) forEachMember(c *Command) {
 	p := params{args: c.Args, value: []string{"MemberName", "ArgumentList", "Args", "Begin", "Process", "End",
 		"RemainingScripts", "Parallel", "ThrottleLimit", "TimeoutSeconds", "InputObject"}}
 	member, ok := p.named("MemberName")
-	if !ok {
-		for _, a := range p.positional() {
-			if a.Kind == Word {
-				member, ok = a, true
-			}
-			break
-		}
+	if pos := p.positional(); !ok && len(pos) > 0 && pos[0].Kind == Word {
+		member, ok = pos[0], true
 	}
 	if !ok {
 		return

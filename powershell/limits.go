@@ -33,5 +33,4 @@ const (
 // budget is shared by a reader and the readers of code it reads again.
 type budget struct {
 	commands int
-	stopped  bool
 }

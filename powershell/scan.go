@@ -102,8 +102,6 @@ type frame struct {
 	// an operand or a variable argument just ended: . [ :: may continue it
 	adjacent     bool
 	chain        []byte
-	member       string
-	memberStatic bool
 	operandStart int
 
 	// command arguments
