@@ -160,20 +160,14 @@ func (c *commandRule) at(remote bool) bool {
 func (c *commandRule) isValueOpt(s *subject, word string) bool {
 	for _, list := range [2][]string{c.src.ValueOptions, s.opts} {
 		for _, o := range list {
-			if o == word || s.ps && psParamIs(word, o) {
+			// PowerShell takes any prefix of a parameter's name
+			// that is not ambiguous: -Comp for -ComputerName.
+			if o == word || s.ps && powershell.ParamMatches(word, o) {
 				return true
 			}
 		}
 	}
 	return false
-}
-
-// psParamIs reports whether the PowerShell parameter token tok ("-Comp",
-// "-ComputerName:web-01") names the parameter name ("-ComputerName"):
-// PowerShell takes any prefix of a parameter's name that is not
-// ambiguous, and the reader takes any of two letters or more.
-func psParamIs(tok, name string) bool {
-	return powershell.ParamMatches(tok, name)
 }
 
 // positionals returns the indexes of the positional words of s: not
@@ -419,7 +413,7 @@ func lastValue(s *subject, want []string, w string, i int) bool {
 
 func argIs(s *subject, i int, a, w string) bool {
 	eq := func(x, y string) bool { return x == y || s.ps && strings.EqualFold(x, y) }
-	if s.ps && strings.HasPrefix(w, "-") && !strings.Contains(w, " ") && psParamIs(a, w) {
+	if s.ps && strings.HasPrefix(w, "-") && !strings.Contains(w, " ") && powershell.ParamMatches(a, w) {
 		return true
 	}
 	if opt, val, ok := strings.Cut(w, " "); ok {
@@ -604,7 +598,7 @@ func (c *commandRule) flagValues(s *subject, name string, several bool, targets 
 		body := strings.TrimPrefix(a[1:], "-")
 		var value string
 		switch {
-		case body == name || s.ps && (strings.EqualFold(body, name) || !strings.Contains(body, ":") && psParamIs(a, name)):
+		case body == name || s.ps && (strings.EqualFold(body, name) || !strings.Contains(body, ":") && powershell.ParamMatches(a, name)):
 			if i+1 >= len(s.args) {
 				continue
 			}
@@ -627,7 +621,7 @@ func (c *commandRule) flagValues(s *subject, name string, several bool, targets 
 		case len(body) > len(name) && (body[len(name)] == '=' || s.ps && body[len(name)] == ':') &&
 			(body[:len(name)] == name || s.ps && strings.EqualFold(body[:len(name)], name)):
 			value = body[len(name)+1:]
-		case s.ps && strings.Contains(body, ":") && psParamIs(a, name):
+		case s.ps && strings.Contains(body, ":") && powershell.ParamMatches(a, name):
 			// -VMN:web-01, a prefix with its value.
 			_, value, _ = strings.Cut(body, ":")
 		case !s.ps && len(name) == 1 && a[1] != '-' && a[1] == name[0]:

@@ -57,6 +57,13 @@ var psCases = []struct {
 	{"pwsh -c 'saps ssh \"web-01 uptime\"'", None, nil},
 	{"pwsh -c 'Start-Process $prog'", Ask, nil},
 	{"pwsh -c '[Diagnostics.Process]::Start(\"govc\", \"vm.destroy web-09\")'", Deny, []string{"web-09"}},
+	{"pwsh -c 'Invoke-WmiMethod -Class Win32_Process -Name Create -ArgumentList \"govc vm.destroy web-09\"'", Deny, []string{"web-09"}},
+	{"pwsh -c 'Invoke-WmiMethod -Class Win32_Process -Name Create -ArgumentList \"govc vm.info web-09\"'", None, nil},
+	{"pwsh -c 'Invoke-CimMethod -ClassName Win32_Process -MethodName Create -Arguments @{ CommandLine = $c }'", Ask, nil},
+	{"pwsh -c \"New-ScheduledTaskAction -Execute govc -Argument 'vm.destroy web-09'\"", Deny, []string{"web-09"}},
+	{"pwsh -c \"New-ScheduledTaskAction -Execute govc -Argument 'vm.info web-09'\"", None, nil},
+	{"pwsh -c '$ExecutionContext.InvokeCommand.CommandNotFoundAction = { param($n, $e) $e.CommandScriptBlock = { Stop-VM web-01 } }; x'", Ask, []string{"web-01"}},
+	{"pwsh -c '$ExecutionContext.InvokeCommand.PreCommandLookupAction = $hook'", Ask, nil},
 	// pwsh's own command line.
 	{"pwsh -cwa 'Stop-VM $args[0]' web-01", Ask, nil},
 	{"pwsh -CommandWithArgs 'Get-VM $args[0]' web-01", None, nil},

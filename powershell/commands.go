@@ -176,6 +176,18 @@ func (r *reader) one(c *Command) {
 			r.startProgram(first, rest, c.Place, "exec", nil)
 		}
 		return
+	case "new-scheduledtaskaction":
+		// The program a scheduled task will run, judged as if it ran now.
+		p := params{args: c.Args, value: []string{"Execute", "Argument", "WorkingDirectory", "Id", "CimSession", "ThrottleLimit"}}
+		if prog, ok := p.named("Execute"); ok {
+			var args []Arg
+			if a, ok := p.named("Argument"); ok {
+				args = splitCommandLine(a.Text, a.Dynamic || a.Kind != Word)
+			}
+			r.startProgram(prog, args, c.Place, "New-ScheduledTaskAction", nil)
+		}
+	case "invoke-wmimethod", "invoke-cimmethod":
+		r.processCreate(c)
 	case "invoke-vmscript":
 		r.invokeVMScript(c)
 	case "foreach-object":
@@ -399,6 +411,39 @@ func splitCommandLine(line string, dyn bool) []Arg {
 		out = append(out, Arg{Text: cur.String(), Dynamic: dyn, Quoted: quote})
 	}
 	return out
+}
+
+// processCreate reads the Create method of WMI's Win32_Process, which
+// starts the program of its command line here: Invoke-WmiMethod -Class
+// Win32_Process -Name Create -ArgumentList "cmd /c ...". A command line
+// given as a literal is judged as that program; one in a hashtable
+// (Invoke-CimMethod -Arguments @{ CommandLine = ... }) or known at run
+// time is asked.
+func (r *reader) processCreate(c *Command) {
+	p := params{args: c.Args, value: []string{"Class", "ClassName", "Path", "Name", "MethodName", "ArgumentList",
+		"Arguments", "ComputerName", "CimSession", "Namespace", "InputObject", "Query", "QueryDialect", "Credential",
+		"Authentication", "Impersonation", "Locale", "ThrottleLimit", "OperationTimeoutSec", "ResourceUri", "CimClass"}}
+	class, ok := p.named("Class", "ClassName", "Path")
+	if !ok || !strings.Contains(strings.ToLower(class.Text), "win32_process") {
+		return
+	}
+	if _, remote := p.named("ComputerName", "Cn", "CimSession"); remote {
+		// On another computer: the rules for a cmdlet that acts on
+		// computers judge it.
+		return
+	}
+	method, ok := p.named("MethodName", "Name")
+	if !ok || !strings.EqualFold(method.Text, "create") {
+		return
+	}
+	if line, ok := p.named("ArgumentList"); ok && !line.Dynamic && line.Kind == Word {
+		args := splitCommandLine(elems(line)[0], false)
+		if len(args) > 0 {
+			r.startProgram(args[0], args[1:], c.Place, "Win32_Process.Create", nil)
+			return
+		}
+	}
+	r.report(Finding{Dynamic: &Dynamic{Source: clip(c.Name + " Win32_Process Create"), Place: c.Place}})
 }
 
 // forEachMember reads ForEach-Object NAME: a member of each object, which

@@ -29,7 +29,7 @@ var keywords = map[string]bool{
 
 // beginKeyword starts a keyword statement.
 func (r *reader) beginKeyword(f *frame, kw string) {
-	f.mode, f.kw, f.kwValue, f.classEnum = mKw, kw, false, false
+	f.mode, f.kw, f.kwValue = mKw, kw, false
 	switch kw {
 	case "if", "elseif", "while", "for":
 		f.kwExpect = kwCond
@@ -41,7 +41,6 @@ func (r *reader) beginKeyword(f *frame, kw string) {
 		f.kwExpect = kwTypes
 	case "function", "filter", "workflow", "configuration", "class", "enum", "interface":
 		f.kwExpect = kwName
-		f.classEnum = kw == "enum"
 	case "param":
 		f.kwExpect = kwCond
 	case "using":

@@ -118,7 +118,6 @@ type frame struct {
 	kwExpect  uint8
 	kwValue   bool // switch -file: the next word is its value
 	foreachIn bool // in the ( ... ) of foreach, "in" starts a pipeline
-	classEnum bool // the body of the keyword is an enum's
 
 	// a token suspended while a $(...) inside it is read
 	tok     tokState
@@ -951,7 +950,13 @@ func (r *reader) expr(f *frame) {
 	case r.redirection():
 		f.valsOK = false
 	case c == '=' && n != '=' || (c == '+' || c == '*' || c == '/' || c == '%' || isDash(c)) && n == '=' || c == '?' && n == '?' && r.at(r.pos+2, '='):
-		// An assignment: its value is a statement of its own.
+		// An assignment: its value is a statement of its own. One to a
+		// command-lookup hook (CommandNotFoundAction...) makes any name
+		// run what the hook says.
+		if chain := string(f.chain); strings.Contains(chain, "commandnotfoundaction") ||
+			strings.Contains(chain, "precommandlookupaction") || strings.Contains(chain, "postcommandlookupaction") {
+			r.st.addExtra(extra{kind: xDynamic, list: f.list, text: r.src[f.operandStart:min(r.pos+1, len(r.src))] + " ..."})
+		}
 		if c == '=' {
 			r.pos++
 		} else if c == '?' {
