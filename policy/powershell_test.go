@@ -195,3 +195,28 @@ func BenchmarkPowerShellShapes(b *testing.B) {
 		}
 	}
 }
+
+// FuzzPowerShellTool judges any code as the host's PowerShell tool would
+// send it: the hook never panics, and the same code held as a verbatim
+// string is data that passes.
+func FuzzPowerShellTool(f *testing.F) {
+	for _, tt := range psCases {
+		f.Add(strings.TrimPrefix(tt.cmd, "PS>"))
+	}
+	p := newPolicy(f, "")
+	f.Fuzz(func(t *testing.T, code string) {
+		in, _ := json.Marshal(map[string]string{"command": code})
+		p.Classify(Call{Tool: "PowerShell", Input: in})
+		var quoted strings.Builder
+		for _, r := range code {
+			quoted.WriteRune(r)
+			if strings.ContainsRune("'\u2018\u2019\u201a\u201b", r) {
+				quoted.WriteRune(r)
+			}
+		}
+		in, _ = json.Marshal(map[string]string{"command": "Write-Output '" + quoted.String() + "'"})
+		if v := p.Classify(Call{Tool: "PowerShell", Input: in}); v.Effect != None {
+			t.Errorf("quoted %q: %s (%s: %s)", code, v.Effect, v.Rule, v.Reason)
+		}
+	})
+}
