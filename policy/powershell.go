@@ -488,8 +488,16 @@ func psChangeDir(c *powershell.Command, dir string) (string, bool) {
 	default:
 		return "", false
 	}
-	if c.Alias == "cd.." {
+	switch strings.ToLower(c.Alias) {
+	case "cd..":
+		if dir == "" || dir == unknownDir {
+			return unknownDir, true
+		}
 		return path.Dir(dir), true
+	case `cd\`:
+		return "/", true
+	case "cd~":
+		return "~", true
 	}
 	values := []string{"Path", "LiteralPath", "PSPath", "LP", "StackName"}
 	to, ok := c.Named(values, "Path", "LiteralPath")

@@ -123,6 +123,9 @@ var psCases = []struct {
 	{"PS>[IO.File]::ReadAllText('.rewind.toml')", None, nil},
 	{"PS>Set-Location .claude; Set-Content settings.json '{}'", Ask, nil},
 	{"PS>Set-Location docs; Set-Content settings.json '{}'", None, nil},
+	{"PS>Set-Location .claude; cd..; Set-Content settings.json '{}'", None, nil},
+	{"PS>Set-Location docs; cd..; Set-Content .rewind.toml x", Ask, nil},
+	{"PS>ssh web-01 { sudo reboot }", Protect, []string{"web-01"}},
 	{"PS>cp x .rewind.toml", Ask, nil},
 	{"PS>Start-Process notepad -RedirectStandardOutput .rewind.toml", Ask, nil},
 	// Prose quoting the calls passes.

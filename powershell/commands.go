@@ -2,6 +2,7 @@ package powershell
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 )
 
@@ -119,9 +120,6 @@ func (r *reader) command(c *Command, n *resolved, b *cmdb) {
 	if n.also != nil {
 		other := *c
 		other.Name, other.Native, other.Alias = n.also.name, n.also.native, n.also.alias
-		if n.also.alias == "" && n.alias != "" {
-			other.Alias = ""
-		}
 		r.one(&other)
 	}
 }
@@ -200,21 +198,21 @@ func (r *reader) one(c *Command) {
 // them on: a script block is its text (pwsh gets it as -Command), and
 // literals piped to it are its standard input.
 func (r *reader) nativeCommand(c *Command) {
-	args := c.Args
-	for i, a := range args {
-		if a.Kind != Block {
-			continue
+	if slices.ContainsFunc(c.Args, func(a Arg) bool { return a.Kind == Block }) {
+		args := make([]Arg, 0, len(c.Args)+1)
+		for _, a := range c.Args {
+			if a.Kind != Block {
+				args = append(args, a)
+				continue
+			}
+			inner := Arg{Text: a.Text[1 : len(a.Text)-1]}
+			if IsPowerShell(c.Name) {
+				args = append(args, Arg{Text: "-Command", Kind: Param})
+			}
+			args = append(args, inner)
 		}
-		if i == 0 {
-			args = append([]Arg(nil), args...)
-		}
-		inner := a.Text[1 : len(a.Text)-1]
-		args[i] = Arg{Text: inner, Kind: Word}
-		if c.Name == "pwsh" || c.Name == "powershell" {
-			args = append(args[:i:i], append([]Arg{{Text: "-Command", Kind: Param}, {Text: inner}}, args[i+1:]...)...)
-		}
+		c.Args = args
 	}
-	c.Args = args
 	if c.Input != nil && c.Input.From == nil && !c.Input.Dynamic {
 		c.Stdin = c.Input.Values
 	}

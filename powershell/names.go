@@ -220,7 +220,7 @@ func lookup(name string) resolved {
 		return res
 	}
 	if f, ok := builtinFunctions[lower]; ok {
-		return resolved{name: f}
+		return resolved{name: f, alias: name}
 	}
 	return classify(name)
 }
