@@ -7,6 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
 )
 
@@ -188,7 +189,13 @@ func compileCommand(r *CommandRule, origin string) (*commandRule, error) {
 	}
 	c.label = r.Match
 	if len(r.Cmdlets) > 0 {
-		c.label = "pwsh " + strings.Join(r.Cmdlets, "|")
+		// A family lists dozens of cmdlets in a rule: the label names
+		// the first few, as a reason shown to a person can hold.
+		names := r.Cmdlets
+		if len(names) > 4 {
+			names = append(names[:3:3], "…")
+		}
+		c.label = "pwsh " + strings.Join(names, "|")
 	}
 	if origin != "" {
 		c.label = origin + ":" + c.label
@@ -512,6 +519,9 @@ func lastValue(s *subject, want []string, w string, i int) bool {
 
 func argIs(s *subject, i int, a, w string) bool {
 	eq := func(x, y string) bool { return x == y || s.ps && strings.EqualFold(x, y) }
+	if s.ps && strings.HasPrefix(w, "-") && !strings.Contains(w, " ") && powershell.ParamMatches(a, w) {
+		return true
+	}
 	if opt, val, ok := strings.Cut(w, " "); ok {
 		if globMeta(val) >= 0 {
 			// A value pattern: "--document-name *Terminate*".
@@ -728,7 +738,7 @@ func (c *commandRule) flagValues(s *subject, name string, several bool, targets 
 		body := strings.TrimPrefix(a[1:], "-")
 		var value string
 		switch {
-		case body == name || s.ps && strings.EqualFold(body, name):
+		case body == name || s.ps && (strings.EqualFold(body, name) || !strings.Contains(body, ":") && powershell.ParamMatches(a, name)):
 			if i+1 >= len(s.args) {
 				continue
 			}
@@ -751,6 +761,9 @@ func (c *commandRule) flagValues(s *subject, name string, several bool, targets 
 		case len(body) > len(name) && (body[len(name)] == '=' || s.ps && body[len(name)] == ':') &&
 			(body[:len(name)] == name || s.ps && strings.EqualFold(body[:len(name)], name)):
 			value = body[len(name)+1:]
+		case s.ps && strings.Contains(body, ":") && powershell.ParamMatches(a, name):
+			// -VMN:web-01, a prefix with its value.
+			_, value, _ = strings.Cut(body, ":")
 		case !s.ps && len(name) == 1 && a[1] != '-' && a[1] == name[0]:
 			value = a[2:]
 		default:

@@ -4,7 +4,10 @@
 // In rewind's data flow the hook decodes the host's event into a [Call] and
 // hands it to [Policy.Classify]. A shell tool's command goes through the
 // shell analysis, and each invocation it reports is matched against the
-// command rules; any other tool is matched against the tool rules. The
+// command rules; a PowerShell tool's ([IsPowerShellTool]) goes through
+// package powershell, each cmdlet it reports matched against the cmdlet
+// rules and each program through the shell analysis as above; any other
+// tool is matched against the tool rules. The
 // resulting [Verdict] carries the effect, the targets (VM or host names as
 // written, which capture resolves to Zerto VMs through [TargetsConfig]) and
 // the rule and reason, with a [Match] per piece for `rewind explain`.
@@ -24,8 +27,9 @@
 // A tool input that holds a key twice, in any case, is asked.
 //
 // Command rules name the command's words (match), with options between the
-// words skipped, or PowerShell cmdlets (cmdlets) found in the code given to
-// pwsh -Command. An option the rule does not know to take a value may still
+// words skipped, or PowerShell cmdlets (cmdlets) found in PowerShell code
+// (pwsh -Command, the PowerShell tool, code run on a Windows host), whose
+// parameters may be written as PowerShell's prefixes. An option the rule does not know to take a value may still
 // take one: a rule whose effect is more than none also matches when the
 // words appear only if such options take the next word ("kubectl -n prod
 // delete"). An "OPTION VALUE" in args_any or args_none counts only as the
@@ -40,8 +44,9 @@
 // govc, winrm, azure, terraform...); [Families] lists them and [catalog]
 // disable in the config turns one off. Code that other commands hand to a
 // host (winrs, psexec, gcloud compute ssh, az vm run-command, aws ssm
-// send-command, an Invoke-Command script block) is read here, in reach.go
-// and powershell.go, and judged as commands running on that host.
+// send-command) is read in reach.go, PowerShell's script blocks and guest
+// scripts by package powershell, and judged as commands running on that
+// host.
 //
 // [Policy.SelfTest] runs the [[test]] cases of the config and the catalog,
 // and for each deny, ask and protect rule a matrix that quotes the rule's sample

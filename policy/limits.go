@@ -141,8 +141,11 @@ func indexRules(rules []*commandRule) (byName map[string][]*commandRule, unnamed
 }
 
 // rulesFor returns the rules that could match s, in order. A PowerShell
-// subject is matched by its cmdlet patterns, which the index leaves out.
+// subject is matched by its cmdlet patterns, indexed apart.
 func (p *Policy) rulesFor(s *subject) []*commandRule {
+	if s.ps && p.cmdlets.byName != nil {
+		return p.cmdlets.rules(s.name)
+	}
 	if s.ps || p.byName == nil {
 		return p.commands
 	}

@@ -1,6 +1,10 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/rewind-dev/rewind/powershell"
+)
 
 // The options of a command that take their value as the next word are
 // listed per command ([value_options]), so that matching and targets skip
@@ -67,7 +71,9 @@ func (c *commandRule) valueAt(s *subject, i int) bool {
 // optionMatches reports whether word is the option o names, and whether
 // by its name rather than a pattern.
 func optionMatches(o, word string, ps bool) (exact, ok bool) {
-	if o == word || ps && strings.EqualFold(o, word) {
+	// PowerShell takes any prefix of a parameter's name that is not
+	// ambiguous: -Comp for -ComputerName.
+	if o == word || ps && (strings.EqualFold(o, word) || powershell.ParamMatches(word, o)) {
 		return true, true
 	}
 	prefix, isPattern := strings.CutSuffix(o, "*")

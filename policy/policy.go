@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/rewind-dev/rewind/internal/jsonscan"
+	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
 )
 
@@ -22,6 +23,8 @@ type Policy struct {
 	// (see indexRules).
 	byName  map[string][]*commandRule
 	unnamed []*commandRule
+	// cmdlets index the cmdlet rules the same way (see indexCmdlets).
+	cmdlets cmdletIndex
 	tools   []*toolRule
 	servers []string
 	tests   []testSet
@@ -87,6 +90,7 @@ func New(cfg *Config) (*Policy, error) {
 		}
 	}
 	p.byName, p.unnamed = indexRules(p.commands)
+	p.cmdlets = indexCmdlets(p.commands)
 	p.tools = user.tools
 	for _, t := range cat.tools {
 		if !p.disabled(t.src.Family) {
@@ -146,6 +150,7 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 		return nil, err
 	}
 	t.byName, t.unnamed = indexRules(t.commands)
+	t.cmdlets = indexCmdlets(t.commands)
 	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
 	// Its words add to the policy's, and judge the commands MCP tools run
 	// by its own rules.
@@ -255,7 +260,8 @@ func IsShellTool(name string) bool {
 }
 
 // Classify judges a tool call: for a shell tool the commands its "command"
-// input would run, for any other tool the tool rules. The rules with
+// input would run, for a PowerShell tool the commands of its PowerShell
+// code, for any other tool the tool rules. The rules with
 // writes judge the files the call writes in a pass of their own, and the
 // policies of Config.Tighten judge the call too: the strictest verdict
 // wins.
@@ -274,10 +280,13 @@ func (p *Policy) Classify(c Call) Verdict {
 			return combine([]Match{m})
 		}
 	}
-	if IsShellTool(c.Tool) {
+	if IsShellTool(c.Tool) || IsPowerShellTool(c.Tool) {
 		cmd, err := shellCommand(c.Input, valid)
 		if err != nil {
 			return Verdict{Effect: Ask, Rule: "tool " + c.Tool, Reason: "cannot read the command: " + err.Error()}
+		}
+		if IsPowerShellTool(c.Tool) {
+			return p.classifyPowerShell(cmd, c.Cwd)
 		}
 		return p.classifyCommand(cmd, c.Cwd)
 	}
@@ -407,8 +416,8 @@ func (p *Policy) folds(cwd string) []*fold {
 
 // judgeInvocation judges an invocation run in w's folder, which it moves on past
 // a cd, and the code it runs that the shell analysis leaves to the policy:
-// PowerShell code, and the code remote-execution commands hand to other
-// hosts.
+// PowerShell code (read by package powershell), and the code
+// remote-execution commands hand to other hosts.
 func (p *Policy) judgeInvocation(inv *shell.Invocation, w *walk, add func(Match)) {
 	s := fromInvocation(inv)
 	p.judgeSubject(inv, &s, w, 0, add)
@@ -460,14 +469,11 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 	s.opts = p.valueOpts[s.name]
 	s.aliases = p.aliases[s.name]
 	dropReleaseTrack(s)
-	var (
-		cmdlets []subject
-		dynamic bool
-	)
-	if isPowerShell(inv.Name) {
-		var ok bool
-		if cmdlets, dynamic, ok = cmdletSubjects(inv, s); ok {
-			s.analysed = true
+	var ps *powershell.CommandLine
+	if powershell.IsPowerShell(inv.Name) {
+		cl := powershell.ReadCommandLine(inv.Name, inv.Args, s.dyn, inv.Payload)
+		if cl.HasCode {
+			s.analysed, ps = true, &cl
 		}
 	}
 	r, reached := reachOf(s)
@@ -496,27 +502,21 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 	m.Kind = KindInvocation
 	m.Source = s.text()
 	add(m)
-	for j := range cmdlets {
-		// With the winrm family disabled, script blocks run on other
-		// computers are not judged.
-		if p.disabled("winrm") && viaRemoting(cmdlets[j].via) {
-			continue
+	if ps != nil {
+		// The PowerShell code runs where pwsh runs; a Set-Location in it
+		// does not move the shell.
+		at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(s.via[:len(s.via):len(s.via)], ps.Via)}
+		if ps.Code != "" {
+			d := w.dir
+			p.judgePowerShell(ps.Code, at, &d, depth, add)
 		}
-		add(p.cmdletMatch(&cmdlets[j]))
-	}
-	if dynamic {
-		add(p.unknown(KindDynamic, inv.Name+" -Command", "", place{host: s.host, hosts: s.hosts, remote: s.remote, via: s.via}, true))
+		if ps.Dynamic {
+			add(p.unknown(KindDynamic, ps.Via, "", at, true))
+		}
 	}
 	if reached && r.known {
 		p.reachMatches(s, &r, w.dir, depth, add)
 	}
-}
-
-func (p *Policy) cmdletMatch(s *subject) Match {
-	m := p.judge(s)
-	m.Kind = KindCmdlet
-	m.Source = s.text()
-	return m
 }
 
 // apply puts a subject the analysis of handed-on code found in the place
@@ -589,6 +589,9 @@ func (p *Policy) judge(s *subject) Match {
 			continue
 		}
 		targets, unknown := r.extract(s, rest)
+		if s.ps {
+			targets, unknown = psPatterns(targets, unknown)
+		}
 		if r.src.RequireTarget && len(targets) == 0 && !unknown {
 			continue
 		}

@@ -1,323 +1,625 @@
 package policy
 
 import (
-	"encoding/base64"
 	"net/url"
+	"path"
+	"regexp"
 	"slices"
 	"strings"
-	"unicode/utf16"
 
+	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
 )
 
-// The shell analysis does not parse PowerShell, so the policy reads the
-// code handed to pwsh or powershell itself: well enough to find the
-// cmdlets, their parameters and the pipelines that feed them. Anything it
-// cannot read statically is marked dynamic, as the shell analysis does.
+// PowerShell code — given to pwsh -Command, run by the host's PowerShell
+// tool, or handed to a Windows host — is read by package powershell; the
+// policy judges what it reports. A cmdlet is matched against the cmdlet
+// rules. A program it runs (ssh, govc, cmd, a script) is a command like
+// any other: its arguments, as PowerShell hands them to it, make a
+// command line that the shell analysis reads, so that the same rules,
+// deny rules and readers of remote code judge it. Code PowerShell decides
+// at run time is asked; code past a limit of the reader is asked.
 
-func isPowerShell(name string) bool {
-	switch strings.ToLower(name) {
-	case "pwsh", "pwsh.exe", "powershell", "powershell.exe":
+// IsPowerShellTool reports whether a tool runs its "command" input as
+// PowerShell code: Claude Code's PowerShell tool on Windows, GitHub
+// Copilot's powershell.
+func IsPowerShellTool(name string) bool {
+	switch name {
+	case "PowerShell", "powershell":
 		return true
 	}
 	return false
 }
 
-// psValueParams are the PowerShell host's own parameters that take a value.
-var psValueParams = []string{
-	"executionpolicy", "ep", "workingdirectory", "wd", "configurationname",
-	"configurationfile", "outputformat", "of", "inputformat", "if",
-	"windowstyle", "w", "version", "v", "psconsolefile", "settingsfile",
-	"custompipename",
+// classifyPowerShell judges PowerShell code run in cwd, by this policy
+// and the policies of Config.Tighten.
+func (p *Policy) classifyPowerShell(code, cwd string) Verdict {
+	folds := p.folds(cwd)
+	for _, f := range folds {
+		dir := cwd
+		f.p.judgePowerShell(code, place{}, &dir, 0, f.section(0).add)
+	}
+	return verdictOf(folds)
 }
 
-// psCode returns the code a pwsh or powershell invocation runs, from
-// -Command, -EncodedCommand, Windows PowerShell's positional command, or
-// stdin. It reports false for a script file or an interactive shell.
-func psCode(inv *shell.Invocation) (code string, dynamic, ok bool) {
-	dyn := func(i int) bool { return len(inv.ArgDynamic) == len(inv.Args) && inv.ArgDynamic[i] }
-	rest := func(i int) (string, bool) {
-		var b strings.Builder
-		d := false
-		for j := i; j < len(inv.Args); j++ {
-			if j > i {
-				b.WriteByte(' ')
-			}
-			a := inv.Args[j]
-			if dyn(j) {
-				d = true
-				// A dynamic word keeps its source text: drop its quotes.
-				if len(a) >= 2 && a[0] == '"' && a[len(a)-1] == '"' {
-					a = a[1 : len(a)-1]
-				}
-			}
-			b.WriteString(a)
-		}
-		return b.String(), d
+// judgePowerShell judges PowerShell code that runs at a place, in *dir,
+// which a Set-Location in it moves on.
+func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, add func(Match)) {
+	if depth >= maxReachDepth {
+		add(p.pastLimit(&shell.Unparsed{Text: code, Err: "code handed on more than " + itoa(maxReachDepth) + " levels deep", Limit: true}, at))
+		return
 	}
-	stdin := func() (string, bool, bool) {
-		if len(inv.Payload) == 0 {
-			return "", false, false
-		}
-		return strings.Join(inv.Payload, "\n"), false, true
-	}
-	for i := 0; i < len(inv.Args); i++ {
-		a := inv.Args[i]
-		if len(a) < 2 || a[0] != '-' {
-			if strings.HasPrefix(strings.ToLower(inv.Name), "powershell") {
-				code, d := rest(i)
-				return code, d, true
-			}
-			return "", false, false // pwsh runs a script file
-		}
-		p := strings.ToLower(strings.TrimLeft(a, "-"))
+	nb := nativeBatch{p: p, depth: depth, add: add}
+	pipes := make(pipes)
+	powershell.Scan(code, func(f powershell.Finding) {
 		switch {
-		case p == "c" || len(p) >= 3 && strings.HasPrefix("command", p):
-			code, d := rest(i + 1)
-			if code == "-" || code == "" {
-				return stdin()
+		case f.Command != nil:
+			in := pipes.note(f.Command)
+			pl := at.join(f.Command.Place)
+			if p.skipPlace(f.Command.Place) {
+				return
 			}
-			return code, d, true
-		case p == "e" || p == "ec" || len(p) >= 2 && strings.HasPrefix("encodedcommand", p):
-			if i+1 >= len(inv.Args) || dyn(i+1) {
-				return "", true, true
-			}
-			code, err := decodeUTF16Base64(inv.Args[i+1])
-			if err != nil {
-				return "", true, true
-			}
-			return code, false, true
-		case p == "f" || len(p) >= 2 && strings.HasPrefix("file", p):
-			return "", false, false
-		default:
-			for _, v := range psValueParams {
-				if p == v {
-					i++
-					break
+			if f.Command.Native {
+				nb.addCommand(f.Command, pl, *dir)
+				if len(f.Command.Writes) > 0 && !pl.remote {
+					// A program's output redirected by PowerShell:
+					// PowerShell writes the file.
+					s := psSubject(f.Command, pl, nil)
+					m := p.psWrites(&s, f.Command, Match{Via: pl.via}, *dir)
+					m.Kind, m.Source = KindCmdlet, s.text()
+					add(m)
 				}
+				return
 			}
-		}
-	}
-	return stdin()
-}
-
-func decodeUTF16Base64(s string) (string, error) {
-	raw, err := base64.StdEncoding.DecodeString(s)
-	if err != nil {
-		return "", err
-	}
-	u := make([]uint16, len(raw)/2)
-	for i := range u {
-		u[i] = uint16(raw[2*i]) | uint16(raw[2*i+1])<<8
-	}
-	return string(utf16.Decode(u)), nil
-}
-
-// psWord is a word of PowerShell code.
-type psWord struct {
-	text  string
-	dyn   bool // holds a variable or subexpression
-	block bool // a script block argument: text is the code between its braces
-	paren bool // a (...) or $(...) argument: text is the code inside, its value dyn
-	hash  bool // a @{...} hashtable: text is its entries
-	// call is set on a word the call operator (&) runs, and on one
-	// followed at once by "(": a method call such as $vm.Stop().
-	call bool
-}
-
-// psPipelines splits PowerShell code into pipelines of commands, each a
-// list of words. Statements end at newlines, ';', '&&', '||' and at
-// brackets, so that the commands inside subexpressions and statement
-// bodies stand on their own. A script block given to a command as an
-// argument (Invoke-Command -ScriptBlock { ... }, ForEach-Object { ... })
-// is one word of that command, marked block, whose code psSubjects reads
-// in the place the command runs it.
-func psPipelines(code string) [][][]psWord {
-	var (
-		out      [][][]psWord
-		pipeline [][]psWord
-		stage    []psWord
-		word     strings.Builder
-		inWord   bool
-		dyn      bool
-		call     bool
-	)
-	endWord := func() {
-		if inWord {
-			w := psWord{text: word.String(), dyn: dyn, call: call}
-			call = false
-			// "a, b" is one list argument.
-			if n := len(stage); n > 0 && strings.HasSuffix(stage[n-1].text, ",") || strings.HasPrefix(w.text, ",") && len(stage) > 1 {
-				stage[n-1].text += w.text
-				stage[n-1].dyn = stage[n-1].dyn || w.dyn
-			} else {
-				stage = append(stage, w)
+			if d, ok := psChangeDir(f.Command, *dir); ok {
+				nb.flush()
+				*dir = d
 			}
+			add(p.judgeCmdlet(f.Command, pl, *dir, in))
+		case f.Code != nil:
+			if p.skipPlace(f.Code.Place) {
+				return
+			}
+			nb.flush()
+			pl := at.join(f.Code.Place)
+			p.judgeCode(f.Code.Text, &pl, *dir, depth+1, add)
+		case f.Dynamic != nil:
+			if p.skipPlace(f.Dynamic.Place) {
+				return
+			}
+			add(p.unknown(KindDynamic, f.Dynamic.Source, "", at.join(f.Dynamic.Place), true))
+		case f.Unparsed != nil:
+			u := f.Unparsed
+			pl := at.join(u.Place)
+			if u.Limit {
+				add(p.pastLimit(&shell.Unparsed{Text: u.Text, Err: u.Err, Limit: true}, pl))
+				return
+			}
+			add(p.unknown(KindUnparsed, u.Text, u.Err, pl, false))
 		}
-		word.Reset()
-		inWord, dyn = false, false
-	}
-	endStage := func() {
-		endWord()
-		if len(stage) > 0 {
-			pipeline = append(pipeline, stage)
-		}
-		stage = nil
-	}
-	endStatement := func() {
-		endStage()
-		if len(pipeline) > 0 {
-			out = append(out, pipeline)
-		}
-		pipeline = nil
-	}
-	for i := 0; i < len(code); i++ {
-		c := code[i]
+	})
+	nb.flush()
+}
+
+// skipPlace reports whether code reached a place through a family that is
+// turned off: with winrm disabled, what Invoke-Command runs on other
+// computers is not judged; with powercli disabled, Invoke-VMScript's guest
+// code is not.
+func (p *Policy) skipPlace(pl powershell.Place) bool {
+	for _, v := range pl.Via {
 		switch {
-		case c == ' ' || c == '\t' || c == '\r':
-			endWord()
-		case c == '{' && inWord && word.String() == "@":
-			word.Reset()
-			inWord, dyn = false, false
-			end := psCloseEnd(code, i+1, '{', '}')
-			stage = append(stage, psWord{text: code[i+1 : end], dyn: true, hash: true})
-			i = end
-		case c == '{' && (len(stage) > 0 || inWord):
-			endWord()
-			end := psCloseEnd(code, i+1, '{', '}')
-			stage = append(stage, psWord{text: code[i+1 : end], block: true})
-			i = end
-		case c == '(' && inWord && !strings.HasSuffix(word.String(), "$") && !strings.HasSuffix(word.String(), "@"):
-			// A method or function call: $vm.Stop().
-			call = true
-			endStatement()
-		case c == '(' && (inWord || len(stage) > 0):
-			// An argument computed by a (sub)expression: $(...),
-			// @(...) or (...). Its code runs here, first.
-			if w := word.String(); inWord && (w == "$" || w == "@") {
-				word.Reset()
-				inWord, dyn = false, false
-			} else {
-				endWord()
+		case strings.HasPrefix(v, "Invoke-Command ") && p.disabled("winrm"):
+			return true
+		case strings.HasPrefix(v, "Invoke-VMScript ") && p.disabled("powercli"):
+			return true
+		}
+	}
+	return false
+}
+
+// join puts a place the PowerShell reader reports, relative to the code,
+// where the code runs.
+func (at place) join(pp powershell.Place) place {
+	pl := place{host: at.host, hosts: at.hosts, remote: at.remote}
+	pl.via = append(append([]string(nil), at.via...), pp.Via...)
+	if pp.Remote {
+		pl.remote, pl.hosts, pl.host = true, pp.Hosts, ""
+		if len(pp.Hosts) > 0 {
+			pl.host = pp.Hosts[0]
+		}
+	}
+	return pl
+}
+
+// judgeCmdlet judges a cmdlet or function at its place: the cmdlet rules,
+// and, where it runs here, the files it writes.
+func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string, in *piped) Match {
+	s := psSubject(c, at, in)
+	m := p.judge(&s)
+	if !s.remote {
+		m = p.psWrites(&s, c, m, dir)
+	}
+	m.Kind = KindCmdlet
+	m.Source = s.text()
+	return m
+}
+
+// psWrites is the pass of the rules with writes over the files a command
+// PowerShell runs here writes; the rule that matches decides when it is
+// stricter than m.
+func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, dir string) Match {
+	files := psWrittenFiles(c, p)
+	if len(files) == 0 {
+		return m
+	}
+	wm, ok := p.judgeWrites(p.writes, writtenNames(files), dir, func(r *writeRule) bool {
+		if r.cmd == nil {
+			return false
+		}
+		if len(r.cmd.words) == 1 && r.cmd.words[0] == "*" && len(r.cmd.cmdlets) == 0 {
+			return true // a rule on what any command writes
+		}
+		_, ok := r.cmd.match(s, false)
+		return ok
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return m
+}
+
+// psSubject makes a subject of a cmdlet. A cmdlet that takes its objects
+// from the pipeline gets what comes down to it (see pipes): the VMs
+// (Get-VM web-01 | Stop-VM gets -VM web-01) and the computers
+// (Get-CimInstance -ComputerName web-01 ... | Invoke-CimMethod gets
+// -ComputerName web-01), so that rules find them where they look.
+func psSubject(c *powershell.Command, at place, in *piped) subject {
+	s := subject{name: c.Name, ps: true, host: at.host, hosts: at.hosts, remote: at.remote,
+		via: at.via, analysed: c.Analysed, writes: c.Writes}
+	s.args = make([]string, 0, len(c.Args))
+	s.dyn = make([]bool, 0, len(c.Args))
+	for _, a := range c.Args {
+		s.args = append(s.args, a.Text)
+		s.dyn = append(s.dyn, a.Dynamic)
+	}
+	if in == nil {
+		return s
+	}
+	carry := func(param string, vals []powershell.Arg) {
+		for _, v := range vals {
+			s.args = append(s.args, param, v.Text)
+			s.dyn = append(s.dyn, false, v.Dynamic || v.Kind != powershell.Word)
+		}
+	}
+	if !psHasParam(c, "VM", "VMName") {
+		carry("-VM", in.vms)
+	}
+	if !psHasParam(c, "ComputerName", "Cn", "CimSession", "Session") && !psReadVerb(c.Name) {
+		for i, name := range [...]string{"-ComputerName", "-CimSession", "-Session"} {
+			carry(name, in.computers[i])
+		}
+	}
+	return s
+}
+
+// piped is what comes down a pipeline to a command: the VMs and the
+// computers the commands before it name.
+type piped struct {
+	vms       []powershell.Arg
+	computers [3][]powershell.Arg // -ComputerName, -CimSession, -Session
+}
+
+// pipes holds what each command of PowerShell code passes down its
+// pipeline, worked out once per command as the reader reports them: a
+// pipeline of thousands of stages costs a look at each, not at all the
+// stages before each.
+type pipes map[*powershell.Command]*piped
+
+// note records what c passes on, and returns what comes down to it.
+// Filters (Where-Object...) pass on what comes to them; Get- cmdlets
+// that name no VM pass on the VMs (Get-VM web-01 | Get-HardDisk |
+// Set-HardDisk: the disks are web-01's).
+func (ps pipes) note(c *powershell.Command) *piped {
+	var in *piped
+	switch {
+	case c.Input == nil:
+	case c.Input.From != nil:
+		in = ps[c.Input.From]
+	case len(c.Input.Values) > 0:
+		in = &piped{}
+		for _, v := range c.Input.Values {
+			in.vms = append(in.vms, powershell.Arg{Text: v})
+		}
+	}
+	out := &piped{}
+	name := strings.ToLower(c.Name)
+	filter := psFilters[name]
+	if vms, _ := c.NamedVMs(); len(vms) > 0 {
+		out.vms = vms
+	} else if (filter || strings.HasPrefix(name, "get-")) && in != nil {
+		out.vms = in.vms
+	}
+	for i, n := range [...]string{"ComputerName", "CimSession", "Session"} {
+		if v, ok := c.Named(psComputerValueParams, n); ok {
+			out.computers[i] = []powershell.Arg{v}
+		} else if filter && in != nil {
+			out.computers[i] = in.computers[i]
+		}
+	}
+	ps[c] = out
+	return in
+}
+
+// psReadVerb reports whether a cmdlet's verb says it reads or passes on
+// what it gets (Out-File writes here the objects of another computer)
+// rather than act on the objects themselves.
+func psReadVerb(name string) bool {
+	verb, _, _ := strings.Cut(strings.ToLower(name), "-")
+	switch verb {
+	case "get", "select", "where", "foreach", "sort", "format", "out", "export", "convertto", "convertfrom",
+		"measure", "group", "tee", "write", "compare", "test", "show", "find", "search", "read", "resolve",
+		"join", "split", "receive", "wait", "import", "add":
+		return true
+	}
+	return false
+}
+
+// psPatterns reads the targets of a cmdlet: a name with a wildcard
+// (web-*) stands for the VMs it matches when it runs, known only then.
+func psPatterns(targets []string, unknown bool) ([]string, bool) {
+	out := targets[:0]
+	for _, t := range targets {
+		if strings.ContainsAny(t, "*?[") {
+			unknown = true
+			continue
+		}
+		out = append(out, t)
+	}
+	return out, unknown
+}
+
+// psFilters pass on some of the objects they get, as they are.
+var psFilters = map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
+
+// psComputerValueParams are parameters that take a value, for finding
+// -ComputerName among a command's arguments.
+var psComputerValueParams = []string{"ComputerName", "Cn", "CimSession", "Session", "ClassName", "Class",
+	"Namespace", "Filter", "Query", "Credential", "Name", "VM", "VMName", "Property", "MethodName",
+	"Arguments", "ArgumentList", "Path", "InputObject"}
+
+// psHasParam reports whether c is given one of the parameters names.
+func psHasParam(c *powershell.Command, names ...string) bool {
+	for _, a := range c.Args {
+		if a.Kind != powershell.Param {
+			continue
+		}
+		for _, n := range names {
+			if powershell.ParamMatches(a.Text, n) {
+				return true
 			}
-			end := psCloseEnd(code, i+1, '(', ')')
-			stage = append(stage, psWord{text: code[i+1 : end], dyn: true, paren: true})
-			i = end
-		case c == '\n' || c == ';' || c == '{' || c == '}' || c == '(' || c == ')':
-			call = false
-			endStatement()
-		case c == '|' || c == '&':
-			if i+1 < len(code) && code[i+1] == c {
-				i++
-				endStatement()
-			} else if c == '|' {
-				endStage()
-			} else {
-				endWord()
-				call = true // the call operator runs the next word
+		}
+	}
+	return false
+}
+
+// psWrite says where a cmdlet's parameters name the files it writes.
+type psWrite struct {
+	// named are the parameters that name files written; positions the
+	// positional arguments that do (from 0).
+	named     []string
+	positions []int
+	// values are the cmdlet's parameters that take a value.
+	values []string
+	// into is set for a destination that may be a folder: the sources
+	// land in it under their own names (Copy-Item, Move-Item).
+	into bool
+	// moves is set when the sources are written too: Move-Item.
+	moves bool
+}
+
+// psWrites are the cmdlets known to write the files they name, by lower
+// case name.
+var psWrites = map[string]psWrite{
+	"set-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream", "Delimiter"}},
+	"add-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+	"clear-content":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+	"out-file":           {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Encoding", "Width", "InputObject"}},
+	"tee-object":         {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Variable", "Encoding", "InputObject"}},
+	"export-csv":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Delimiter", "Encoding", "InputObject", "UseQuotes", "QuoteFields"}},
+	"export-clixml":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Depth", "Encoding", "InputObject"}},
+	"export-alias":       {named: []string{"Path", "LiteralPath"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "As", "Description", "Scope"}},
+	"new-item":           {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "ItemType", "Type", "Value", "Target", "Credential"}},
+	"mkdir":              {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "Credential"}},
+	"remove-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+	"clear-item":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential"}},
+	"set-item":           {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Filter", "Include", "Exclude", "Credential"}},
+	"set-acl":            {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "AclObject", "SecurityDescriptor", "Filter", "Include", "Exclude", "InputObject"}},
+	"set-itemproperty":   {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "Value", "Type", "Filter", "Include", "Exclude", "Credential", "InputObject"}},
+	"move-item":          {named: []string{"Path", "LiteralPath", "PSPath", "LP", "Destination"}, positions: []int{0, 1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential"}, into: true, moves: true},
+	"copy-item":          {named: []string{"Destination"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}, into: true},
+	"rename-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "NewName", "Credential"}},
+	"start-transcript":   {named: []string{"Path", "LiteralPath", "OutputDirectory"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "OutputDirectory"}},
+	"expand-archive":     {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath"}},
+	"compress-archive":   {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+	"invoke-webrequest":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+	"invoke-restmethod":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+	"start-bitstransfer": {named: []string{"Destination"}, positions: []int{1}, values: []string{"Source", "Destination", "Credential", "DisplayName", "Priority", "TransferType"}},
+}
+
+// psWrittenFiles returns the files a cmdlet writes: its redirections and
+// the paths a cmdlet known to write files names. Windows paths are read
+// with / for \, a provider prefix (FileSystem::) dropped, and a path with
+// wildcards stands for each guarded file it could match.
+func psWrittenFiles(c *powershell.Command, p *Policy) []string {
+	var files []string
+	for _, w := range c.Writes {
+		files = append(files, psPath(w))
+	}
+	name := strings.ToLower(c.Name)
+	spec, ok := psWrites[name]
+	if !ok {
+		return files
+	}
+	var named []powershell.Arg
+	literal := false
+	for _, n := range spec.named {
+		if a, ok := c.Named(spec.values, n); ok {
+			named = append(named, a)
+			literal = literal || strings.EqualFold(n, "LiteralPath")
+		}
+	}
+	pos := c.Positional(spec.values)
+	var paths []string
+	add := func(a powershell.Arg) {
+		for _, e := range a.Elems() {
+			paths = append(paths, psPath(e))
+		}
+	}
+	switch {
+	case spec.into:
+		// The destination, and what lands in it.
+		dest, ok := c.Named(spec.values, "Destination")
+		if !ok && len(pos) > 1 {
+			dest, ok = pos[1], true
+		}
+		var sources []powershell.Arg
+		for _, n := range []string{"Path", "LiteralPath"} {
+			if a, ok := c.Named(spec.values, n); ok {
+				sources = append(sources, a)
 			}
-		case c == '#' && !inWord:
-			end := strings.IndexByte(code[i:], '\n')
-			if end < 0 {
-				i = len(code)
-			} else {
-				i += end - 1
-			}
-		case c == '<' && i+1 < len(code) && code[i+1] == '#':
-			end := strings.Index(code[i+2:], "#>")
-			if end < 0 {
-				i = len(code)
-			} else {
-				i += end + 3
-			}
-		case c == '\'':
-			inWord = true
-			for i++; i < len(code); i++ {
-				if code[i] == '\'' {
-					if i+1 < len(code) && code[i+1] == '\'' {
-						word.WriteByte('\'')
-						i++
-						continue
-					}
-					break
+		}
+		if len(sources) == 0 && len(pos) > 0 {
+			sources = pos[:1]
+		}
+		if ok {
+			d := psPath(dest.Text)
+			paths = append(paths, d)
+			for _, src := range sources {
+				for _, e := range src.Elems() {
+					paths = append(paths, path.Join(d, path.Base(psPath(e))))
 				}
-				word.WriteByte(code[i])
 			}
-		case c == '"':
-			inWord = true
-			for i++; i < len(code); i++ {
-				switch code[i] {
-				case '`':
-					if i+1 < len(code) {
-						i++
-						word.WriteByte(code[i])
-					}
+		}
+		if spec.moves {
+			for _, src := range sources {
+				add(src)
+			}
+		}
+	default:
+		for _, a := range named {
+			add(a)
+		}
+		if len(named) == 0 {
+			for _, i := range spec.positions {
+				if i < len(pos) {
+					add(pos[i])
+				}
+			}
+		}
+	}
+	switch name {
+	case "new-item", "mkdir":
+		if n, ok := c.Named(spec.values, "Name"); ok && len(paths) > 0 {
+			paths = []string{path.Join(paths[0], psPath(n.Text))}
+		} else if !ok && len(paths) == 0 && len(pos) > 0 {
+			paths = append(paths, psPath(pos[0].Text))
+		}
+	case "rename-item":
+		newName, ok := c.Named(spec.values, "NewName")
+		if !ok && len(pos) > 1 {
+			newName, ok = pos[1], true
+		}
+		if ok && len(paths) > 0 {
+			paths = append(paths, path.Join(path.Dir(paths[0]), psPath(newName.Text)))
+		}
+	}
+	for _, f := range paths {
+		files = append(files, f)
+		if !literal {
+			files = append(files, p.wildcardWrites(f)...)
+		}
+	}
+	return files
+}
+
+// psPath reads a path as PowerShell code writes it: \ is a separator, as
+// / is on every system, and a provider prefix (FileSystem::,
+// Microsoft.PowerShell.Core\FileSystem::) names the file system.
+func psPath(s string) string {
+	if i := strings.Index(s, "::"); i >= 0 && strings.HasSuffix(strings.ToLower(s[:i]), "filesystem") {
+		s = s[i+2:]
+	}
+	return strings.ReplaceAll(s, `\`, "/")
+}
+
+// wildcardWrites returns the guarded files a path with wildcards could
+// name: Remove-Item .rewind.* removes .rewind.toml. Each guarded file
+// name its last part matches is put in the path's folder.
+func (p *Policy) wildcardWrites(file string) []string {
+	dir, base := path.Split(file)
+	if !strings.ContainsAny(base, "*?[") {
+		return nil
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range p.writes {
+		for _, list := range [2][]string{r.globs, p.ownGlobs} {
+			for _, g := range list {
+				name := path.Base(g)
+				if name == "" || globMeta(name) >= 0 && !strings.Contains(name, `\`) || seen[name] {
 					continue
-				case '$':
-					dyn = true
-				case '"':
-					if i+1 < len(code) && code[i+1] == '"' {
-						word.WriteByte('"')
-						i++
-						continue
-					}
 				}
-				if code[i] == '"' {
-					break
-				}
-				word.WriteByte(code[i])
-			}
-		case c == '`':
-			inWord = true
-			if i+1 < len(code) {
-				i++
-				if code[i] != '\n' {
-					word.WriteByte(code[i])
+				name = strings.ReplaceAll(name, `\`, "")
+				if ok, _ := path.Match(strings.ToLower(base), name); ok {
+					seen[name] = true
+					out = append(out, dir+name)
 				}
 			}
-		default:
-			if c == '$' || c == '@' && !inWord {
-				dyn = true
-			}
-			inWord = true
-			word.WriteByte(c)
 		}
 	}
-	endStatement()
 	return out
 }
 
-// psCloseEnd returns the index of the bracket (close) that closes the
-// one (open) before code[start], or len(code) when it is not closed.
-// Quotes, comments and nested brackets inside do not close it.
-func psCloseEnd(code string, start int, open, close byte) int {
-	depth := 0
-	for i := start; i < len(code); i++ {
-		switch c := code[i]; c {
-		case open:
-			depth++
-		case close:
-			if depth == 0 {
-				return i
-			}
-			depth--
-		case '`':
-			i++
-		case '#':
-			if end := strings.IndexByte(code[i:], '\n'); end >= 0 {
-				i += end
-			} else {
-				return len(code)
-			}
-		case '\'', '"':
-			for i++; i < len(code) && code[i] != c; i++ {
-				if c == '"' && code[i] == '`' {
-					i++
-				}
-			}
+// psChangeDir follows Set-Location and Push-Location (cd, sl, chdir,
+// pushd): the folder the commands after it run in.
+func psChangeDir(c *powershell.Command, dir string) (string, bool) {
+	switch strings.ToLower(c.Name) {
+	case "set-location", "push-location":
+	default:
+		return "", false
+	}
+	switch strings.ToLower(c.Alias) {
+	case "cd..":
+		if dir == "" || dir == unknownDir {
+			return unknownDir, true
+		}
+		return path.Dir(dir), true
+	case `cd\`:
+		return "/", true
+	case "cd~":
+		return "~", true
+	}
+	values := []string{"Path", "LiteralPath", "PSPath", "LP", "StackName"}
+	to, ok := c.Named(values, "Path", "LiteralPath")
+	if !ok {
+		pos := c.Positional(values)
+		if len(pos) == 0 {
+			return "~", true
+		}
+		to = pos[0]
+	}
+	if to.Dynamic || to.Kind != powershell.Word {
+		return unknownDir, true
+	}
+	t := psPath(to.Text)
+	switch {
+	case path.IsAbs(t) || strings.HasPrefix(t, "~") || len(t) > 1 && t[1] == ':':
+		return t, true
+	case dir == "":
+		return t, true
+	}
+	return path.Join(dir, t), true
+}
+
+// nativeBatch gathers the programs PowerShell code runs at one place into
+// one command line for the shell analysis, which judges them as a script
+// of one command per line: a program of thousands costs one analysis, not
+// thousands.
+type nativeBatch struct {
+	p     *Policy
+	depth int
+	add   func(Match)
+	at    place
+	key   string
+	dir   string
+	n     int
+	b     strings.Builder
+}
+
+// maxBatch bounds the command line of one batch.
+const maxBatch = 1 << 20
+
+func (nb *nativeBatch) addCommand(c *powershell.Command, at place, dir string) {
+	key := placeKey(at)
+	if nb.n > 0 && (key != nb.key || dir != nb.dir || nb.b.Len() > maxBatch) {
+		nb.flush()
+	}
+	if nb.n == 0 {
+		nb.at, nb.key, nb.dir = at, key, dir
+	}
+	writeNativeLine(&nb.b, c)
+	nb.b.WriteByte('\n')
+	nb.n++
+}
+
+func (nb *nativeBatch) flush() {
+	if nb.n == 0 {
+		return
+	}
+	nb.p.judgeCode(nb.b.String(), &nb.at, nb.dir, nb.depth+1, nb.add)
+	nb.b.Reset()
+	nb.n = 0
+}
+
+func placeKey(at place) string {
+	return at.host + "\x00" + strings.Join(at.hosts, ",") + "\x00" + btos(at.remote) + "\x00" + strings.Join(at.via, "\x00")
+}
+
+func btos(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// simpleVar matches a PowerShell variable the shell reads as a variable
+// too: $name, $env:NAME.
+var simpleVar = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z_][A-Za-z0-9_]*)?$`)
+
+// writeNativeLine writes a program PowerShell runs as a shell command
+// line: its name and arguments quoted, a value known only at run time as
+// a shell variable, and what PowerShell pipes to it as its standard
+// input: literals as echoed text, anything else as text known at run
+// time.
+func writeNativeLine(b *strings.Builder, c *powershell.Command) {
+	switch {
+	case len(c.Stdin) == 1:
+		b.WriteString("echo " + shellQuote(c.Stdin[0]) + " | ")
+	case len(c.Stdin) > 1:
+		b.WriteString("{ ")
+		for _, v := range c.Stdin {
+			b.WriteString("echo " + shellQuote(v) + "; ")
+		}
+		b.WriteString("} | ")
+	case c.Input != nil:
+		b.WriteString(`cat "$PS_PIPELINE" | `)
+	}
+	b.WriteString(shellQuote(c.Name))
+	for _, a := range c.Args {
+		b.WriteByte(' ')
+		switch {
+		case !a.Dynamic:
+			b.WriteString(shellQuote(a.Text))
+		case simpleVar.MatchString(a.Text):
+			b.WriteString(`"` + a.Text + `"`)
+		default:
+			b.WriteString(`"$PS_VALUE"`)
 		}
 	}
-	return len(code)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
 }
 
 // place is where code runs: on this machine, on the hosts a remoting
@@ -330,339 +632,6 @@ type place struct {
 	via    []string
 }
 
-// cmdletSubjects turns the PowerShell code of a pwsh invocation into
-// subjects. A cmdlet that takes its VM from the pipeline (Get-VM web-01 |
-// Stop-VM) gets the VM named upstream as its -VM argument, so that rules
-// find it where they look.
-func cmdletSubjects(inv *shell.Invocation, s *subject) (subs []subject, dynamic bool, ok bool) {
-	code, dynamic, ok := psCode(inv)
-	if !ok {
-		return nil, dynamic, false
-	}
-	via := append(append([]string(nil), s.via...), inv.Name+" -Command")
-	subs, d := psSubjects(code, place{host: s.host, hosts: s.hosts, remote: s.remote, via: via}, 0)
-	return subs, dynamic || d, true
-}
-
-// maxPSDepth bounds how deep Invoke-Expression code is read again.
-const maxPSDepth = 8
-
-// psSubjects reads the subjects of PowerShell code. The code of
-// Invoke-Expression (iex) is read as code too.
-func psSubjects(code string, at place, depth int) (subs []subject, dynamic bool) {
-	return psStatements(code, at, depth, false)
-}
-
-// psStatements is psSubjects; with hash set the code is the entries of a
-// hashtable (@{ n = 'x'; e = { ... } }), which run nothing but the
-// blocks and subexpressions in their values.
-func psStatements(code string, at place, depth int, hash bool) (subs []subject, dynamic bool) {
-	host, remote, via := at.host, at.remote, at.via
-	for _, pipeline := range psPipelines(code) {
-		var carried []psWord
-		for _, stage := range pipeline {
-			// The dot-source operator runs the command as & does.
-			if stage[0].text == "." && !stage[0].dyn && len(stage) > 1 {
-				stage = append([]psWord(nil), stage[1:]...)
-				stage[0].call = true
-			}
-			// A member of the value before it: (Get-VM web-01).Stop().
-			if len(stage[0].text) > 1 && stage[0].text[0] == '.' && !stage[0].block {
-				stage[0].dyn = true
-			}
-			// A module-qualified name: VMware.VimAutomation.Core\Stop-VM.
-			if i := strings.LastIndexByte(stage[0].text, '\\'); i >= 0 && i < len(stage[0].text)-1 && !stage[0].dyn {
-				stage[0].text = stage[0].text[i+1:]
-			}
-			// "$x = Get-VM web-01 | Stop-VM": the value of an assignment
-			// is a pipeline of its own.
-			for len(stage) > 2 && stage[0].dyn && !stage[0].call && isPSAssign(stage[1]) {
-				stage = stage[2:]
-			}
-			// The code of script blocks runs where the cmdlet puts it:
-			// on the computers a remoting cmdlet names, else here.
-			var remoting *place
-			if !hash && !stage[0].dyn && !stage[0].block {
-				remoting = psRemoting(stage)
-			}
-			inner, d, blocks := psNested(stage, at, remoting, depth)
-			dynamic = dynamic || d
-			if hash || stage[0].dyn || stage[0].block {
-				// A variable or member run by & or called as a method
-				// ($vm.Stop()) is code known only at run time; a bare
-				// value ($_.Name, $list, a hashtable entry) runs nothing.
-				if !hash && stage[0].dyn && !stage[0].paren && (stage[0].call || len(stage) > 1) {
-					dynamic = true
-				}
-				subs = append(subs, inner...)
-				carried = nil
-				continue
-			}
-			if isInvokeExpression(stage[0].text) {
-				subs = append(subs, inner...)
-				code, ok := psExpression(stage)
-				if !ok || depth >= maxPSDepth {
-					dynamic = true
-					continue
-				}
-				in := at
-				in.via = append(via[:len(via):len(via)], "Invoke-Expression")
-				more, d := psSubjects(code, in, depth+1)
-				subs = append(subs, more...)
-				dynamic = dynamic || d
-				carried = nil
-				continue
-			}
-			s := subject{name: stage[0].text, host: host, hosts: at.hosts, remote: remote, ps: true, via: via, analysed: blocks}
-			hasVM := false
-			for _, w := range stage[1:] {
-				s.args = append(s.args, w.source())
-				s.dyn = append(s.dyn, w.dyn)
-				if psParam(w.text, "vm") {
-					hasVM = true
-				}
-			}
-			if own := psVMs(stage); own != nil {
-				carried = own
-			} else if carried != nil && !hasVM {
-				for _, w := range carried {
-					s.args = append(s.args, "-VM", w.text)
-					s.dyn = append(s.dyn, false, w.dyn)
-				}
-			}
-			subs = append(subs, s)
-			subs = append(subs, inner...)
-		}
-	}
-	return subs, dynamic
-}
-
-// source shows a word as the code wrote it.
-func (w psWord) source() string {
-	switch {
-	case w.block:
-		return "{" + w.text + "}"
-	case w.paren:
-		return "(" + w.text + ")"
-	case w.hash:
-		return "@{" + w.text + "}"
-	}
-	return w.text
-}
-
-// psNested reads the code inside a stage's words: script blocks (on the
-// computers of remoting, when set), subexpressions and hashtables. blocks
-// reports whether the stage has a script block whose code was read.
-func psNested(stage []psWord, at place, remoting *place, depth int) (subs []subject, dynamic, blocks bool) {
-	blockAt := at
-	if remoting != nil {
-		blockAt = *remoting
-		blockAt.via = append(at.via[:len(at.via):len(at.via)], psRemotingVia(stage[0].text, remoting))
-	}
-	for _, w := range stage {
-		if !w.block && !w.paren && !w.hash {
-			continue
-		}
-		if depth >= maxPSDepth {
-			dynamic = true
-			continue
-		}
-		var more []subject
-		var d bool
-		switch {
-		case w.block:
-			more, d = psSubjects(w.text, blockAt, depth+1)
-			blocks = true
-		case w.paren:
-			more, d = psSubjects(w.text, at, depth+1)
-		default:
-			more, d = psStatements(w.text, at, depth+1, true)
-		}
-		subs = append(subs, more...)
-		dynamic = dynamic || d
-	}
-	return subs, dynamic, blocks
-}
-
-func isInvokeExpression(name string) bool {
-	return strings.EqualFold(name, "iex") || strings.EqualFold(name, "Invoke-Expression")
-}
-
-// psExpression returns the code an Invoke-Expression stage runs: its
-// -Command value or first positional word. It reports false when the code
-// is known only at run time, including code that comes down the pipeline.
-func psExpression(stage []psWord) (string, bool) {
-	for i := 1; i < len(stage); i++ {
-		w := stage[i]
-		switch {
-		case psParam(w.text, "command") && strings.Contains(w.text, ":"):
-			_, v, _ := strings.Cut(w.text, ":")
-			return v, !w.dyn
-		case psParam(w.text, "command") && i+1 < len(stage):
-			return stage[i+1].text, !stage[i+1].dyn
-		case len(w.text) > 1 && w.text[0] == '-':
-			continue
-		default:
-			return w.text, !w.dyn
-		}
-	}
-	return "", false
-}
-
-// psParam reports whether word is the parameter name (as -Name or -Name:v).
-func psParam(word, name string) bool {
-	if len(word) < 2 || word[0] != '-' {
-		return false
-	}
-	p, _, _ := strings.Cut(word[1:], ":")
-	return strings.EqualFold(p, name)
-}
-
-// psVMs returns the VMs a pipeline stage names: its -VM values, or for
-// Get-VM its -Name values or first positional word.
-func psVMs(stage []psWord) []psWord {
-	var vms []psWord
-	getVM := strings.EqualFold(stage[0].text, "Get-VM")
-	positional := true
-	for i := 1; i < len(stage); i++ {
-		w := stage[i]
-		isVM := psParam(w.text, "vm") || getVM && psParam(w.text, "name")
-		switch {
-		case isVM && strings.Contains(w.text, ":"):
-			_, v, _ := strings.Cut(w.text, ":")
-			vms = append(vms, psWord{text: v, dyn: w.dyn})
-		case isVM && i+1 < len(stage):
-			i++
-			vms = append(vms, stage[i])
-		case len(w.text) > 1 && w.text[0] == '-':
-			positional = false
-		case getVM && positional && len(vms) == 0:
-			vms = append(vms, w)
-		}
-	}
-	return vms
-}
-
-// psRemotingCmdlets run a script block on other computers.
-var psRemotingCmdlets = []string{"Invoke-Command", "icm"}
-
-// psComputerParams name the computers (or the Hyper-V VMs, for PowerShell
-// Direct) a remoting cmdlet runs its script block on.
-var psComputerParams = []string{"ComputerName", "Cn", "HostName", "VMName"}
-
-// psSessionParams name computers only known at run time.
-var psSessionParams = []string{"Session", "VMId", "ContainerId", "CimSession"}
-
-// psRemotingValueParams are Invoke-Command's parameters that take a value,
-// so that the words after them are not read as computer names.
-var psRemotingValueParams = []string{
-	"ArgumentList", "Args", "Credential", "Authentication", "ThrottleLimit",
-	"JobName", "ConfigurationName", "Port", "FilePath", "SessionName",
-	"KeyFilePath", "UserName", "ApplicationName", "SessionOption",
-	"CertificateThumbprint", "Subsystem", "Options", "InputObject",
-	"ConnectionUri", "Uri", "ScriptBlock", "SSHConnection",
-}
-
-// psRemoting reads where a remoting cmdlet's script block runs: the
-// computers in -ComputerName (or its first positional word, a list
-// "a,b"), the host of -ConnectionUri, or a host known only at run time
-// (-Session $s, -ComputerName $list). It returns nil for any other
-// cmdlet, and for Invoke-Command without a computer, which runs the block
-// here.
-func psRemoting(stage []psWord) *place {
-	if !slices.ContainsFunc(psRemotingCmdlets, func(n string) bool { return strings.EqualFold(n, stage[0].text) }) {
-		return nil
-	}
-	at := &place{remote: true}
-	unknown, named := false, false
-	add := func(w psWord) {
-		named = true
-		if w.dyn {
-			unknown = true
-			return
-		}
-		for h := range strings.SplitSeq(w.text, ",") {
-			if h = strings.TrimSpace(h); h != "" && !slices.Contains(at.hosts, h) {
-				at.hosts = append(at.hosts, h)
-			}
-		}
-	}
-	value := func(i int) (psWord, int, bool) {
-		w := stage[i]
-		if _, v, ok := strings.Cut(w.text, ":"); ok {
-			return psWord{text: v, dyn: w.dyn}, i, true
-		}
-		if i+1 < len(stage) && !stage[i+1].block {
-			return stage[i+1], i + 1, true
-		}
-		return psWord{}, i, false
-	}
-	positional := psWord{}
-	for i := 1; i < len(stage); i++ {
-		w := stage[i]
-		switch {
-		case w.block:
-		case psAnyParam(w.text, psComputerParams):
-			if v, j, ok := value(i); ok {
-				add(v)
-				i = j
-			}
-		case psAnyParam(w.text, psSessionParams):
-			named, unknown = true, true
-			_, i, _ = value(i)
-		case psAnyParam(w.text, []string{"ConnectionUri", "Uri"}):
-			if v, j, ok := value(i); ok {
-				i = j
-				if h := uriHost(v.text); h != "" && !v.dyn {
-					add(psWord{text: h})
-				} else {
-					named, unknown = true, true
-				}
-			}
-		case psAnyParam(w.text, psRemotingValueParams):
-			if !strings.Contains(w.text, ":") {
-				i++
-			}
-		case len(w.text) > 1 && w.text[0] == '-' && !w.dyn:
-		case positional.text == "" && !positional.dyn:
-			positional = w
-		}
-	}
-	if !named && (positional.text != "" || positional.dyn) {
-		add(positional)
-	}
-	if !named {
-		return nil
-	}
-	if unknown {
-		// Some computers are decided at run time: the block's changes
-		// have no host to checkpoint.
-		at.hosts = nil
-	}
-	if len(at.hosts) > 0 {
-		at.host = at.hosts[0]
-	}
-	return at
-}
-
-// psRemotingVia describes the remoting step for Via.
-func psRemotingVia(cmdlet string, at *place) string {
-	if len(at.hosts) == 0 {
-		return cmdlet + " (computers decided at run time)"
-	}
-	return cmdlet + " -ComputerName " + strings.Join(at.hosts, ",")
-}
-
-// psAnyParam reports whether word is one of the parameters names.
-func psAnyParam(word string, names []string) bool {
-	for _, n := range names {
-		if psParam(word, n) {
-			return true
-		}
-	}
-	return false
-}
-
 // uriHost returns the host of a URI such as http://web-01:5985/wsman.
 func uriHost(s string) string {
 	u, err := url.Parse(s)
@@ -672,11 +641,66 @@ func uriHost(s string) string {
 	return u.Hostname()
 }
 
-// isPSAssign reports whether a word is an assignment operator.
-func isPSAssign(w psWord) bool {
-	switch w.text {
-	case "=", "+=", "-=", "*=", "/=", "%=", "??=":
-		return !w.dyn
+// cmdletIndex indexes the cmdlet rules by the lower-case name they spell
+// out, so that judging a cmdlet costs time in the rules that could match
+// it: byName holds, for each name a rule spells out, those rules and the
+// rules whose patterns have wildcards, in order; unnamed holds the
+// latter alone.
+type cmdletIndex struct {
+	byName  map[string][]*commandRule
+	unnamed []*commandRule
+}
+
+func indexCmdlets(rules []*commandRule) cmdletIndex {
+	var (
+		order   []*commandRule
+		unnamed []*commandRule
+	)
+	own := make(map[string][]*commandRule)
+	for _, r := range rules {
+		if len(r.cmdlets) == 0 {
+			continue
+		}
+		order = append(order, r)
+		if slices.ContainsFunc(r.cmdlets, func(c string) bool { return globMeta(c) >= 0 }) {
+			unnamed = append(unnamed, r)
+			continue
+		}
+		for _, c := range r.cmdlets {
+			if l := own[c]; len(l) == 0 || l[len(l)-1] != r {
+				own[c] = append(own[c], r)
+			}
+		}
 	}
-	return false
+	// Each list merges, in rule order, the rules that spell the name
+	// out and those with wildcards.
+	position := make(map[*commandRule]int, len(order))
+	for i, r := range order {
+		position[r] = i
+	}
+	idx := cmdletIndex{byName: make(map[string][]*commandRule, len(own)), unnamed: unnamed}
+	for name, list := range own {
+		merged := make([]*commandRule, 0, len(list)+len(unnamed))
+		i, j := 0, 0
+		for i < len(list) || j < len(unnamed) {
+			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
+				merged = append(merged, list[i])
+				i++
+			} else {
+				merged = append(merged, unnamed[j])
+				j++
+			}
+		}
+		idx.byName[name] = merged
+	}
+	return idx
+}
+
+// rules returns the cmdlet rules that could match a cmdlet named name, in
+// order.
+func (idx cmdletIndex) rules(name string) []*commandRule {
+	if list, ok := idx.byName[strings.ToLower(name)]; ok {
+		return list
+	}
+	return idx.unnamed
 }

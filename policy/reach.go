@@ -566,29 +566,11 @@ func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add f
 		return
 	}
 	if r.ps {
-		subs, dynamic := psSubjects(r.code, at, 0)
-		for i := range subs {
-			add(p.cmdletMatch(&subs[i]))
-		}
-		if dynamic {
-			add(p.unknown(KindDynamic, r.code, "", at, true))
-		}
+		d := cwd
+		p.judgePowerShell(r.code, at, &d, depth+1, add)
 		return
 	}
 	p.judgeCode(r.code, &at, cwd, depth+1, add)
-}
-
-// viaRemoting reports whether a cmdlet came from a script block that a
-// remoting cmdlet runs on other computers.
-func viaRemoting(via []string) bool {
-	for _, v := range via {
-		for _, c := range psRemotingCmdlets {
-			if len(v) > len(c) && strings.EqualFold(v[:len(c)], c) && v[len(c)] == ' ' {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // dropReleaseTrack removes gcloud's release track (gcloud beta compute

@@ -85,7 +85,7 @@ type Kind string
 // The kinds of Match.
 const (
 	KindInvocation Kind = "invocation" // a command the shell would run
-	KindCmdlet     Kind = "cmdlet"     // a PowerShell command inside pwsh -Command
+	KindCmdlet     Kind = "cmdlet"     // a PowerShell cmdlet: pwsh -Command, the PowerShell tool, code on a Windows host
 	KindDynamic    Kind = "dynamic"    // a command whose name is decided at run time
 	KindUnparsed   Kind = "unparsed"   // text the shell analysis could not parse
 	KindTool       Kind = "tool"       // a non-shell tool call

@@ -1,6 +1,8 @@
 // Command hooklimits measures the rewind hook, as a process, on the
 // largest events it analyses: each shape of internal/shapes grown until
-// its event is just under the 8 MiB the hook accepts. For each it prints
+// its event is just under the 8 MiB the hook accepts. The shell shapes go
+// to the Bash tool; the PowerShell shapes go to the host's PowerShell
+// tool and, inside pwsh -c '...', to the Bash tool. For each it prints
 // the wall time, the CPU time and the peak memory (max RSS) of the hook
 // process, and its decision.
 //
@@ -65,11 +67,26 @@ func run(size int, only string, runs int) error {
 	fmt.Printf("machine: %d CPUs, %s, %s/%s\n\n", runtime.NumCPU(), cpuModel(), runtime.GOOS, runtime.GOARCH)
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "shape\tcommand\twall\tcpu\tmax RSS\tdecision\t\n")
+	type measured struct {
+		shape shapes.Shape
+		name  string
+		tool  string
+		wrap  func(string) string
+	}
+	var all []measured
 	for _, s := range shapes.All {
-		if !strings.Contains(s.Name, only) {
+		all = append(all, measured{s, s.Name, "Bash", nil})
+	}
+	for _, s := range shapes.PowerShell {
+		all = append(all, measured{s, s.Name + " (PowerShell tool)", "PowerShell", nil},
+			measured{s, s.Name + " (pwsh -c in Bash)", "Bash", pwshC})
+	}
+	for _, rn := range all {
+		s := rn.shape
+		if !strings.Contains(rn.name, only) {
 			continue
 		}
-		ev, cmdLen := event(s, size)
+		ev, cmdLen := event(s, size, rn.tool, rn.wrap)
 		var rs []result
 		for range runs {
 			r, err := hook(bin, dir, ev)
@@ -80,27 +97,36 @@ func run(size int, only string, runs int) error {
 		}
 		slices.SortFunc(rs, func(a, b result) int { return int(a.wall - b.wall) })
 		r := rs[len(rs)/2]
-		fmt.Fprintf(tw, "%s\t%.1f MiB\t%s\t%s\t%d MiB\t%s\t\n", s.Name, float64(cmdLen)/(1<<20),
+		fmt.Fprintf(tw, "%s\t%.1f MiB\t%s\t%s\t%d MiB\t%s\t\n", rn.name, float64(cmdLen)/(1<<20),
 			r.wall.Round(time.Millisecond), r.cpu.Round(time.Millisecond), r.rssKiB>>10, r.decision)
 	}
 	return tw.Flush()
 }
 
-// event returns the largest event of shape s that is at most size bytes,
-// and the length of its command.
-func event(s shapes.Shape, size int) ([]byte, int) {
+// pwshC puts PowerShell code in a pwsh -c command line.
+func pwshC(code string) string {
+	return "pwsh -NoProfile -c '" + strings.ReplaceAll(code, "'", `'\''`) + "'"
+}
+
+// event returns the largest event of shape s for tool that is at most
+// size bytes, and the length of its command; wrap, when set, makes the
+// command of the shape's code.
+func event(s shapes.Shape, size int, tool string, wrap func(string) string) ([]byte, int) {
 	lo, hi := 0, size
 	var best []byte
 	bestLen := 0
 	for lo <= hi {
 		mid := (lo + hi) / 2
 		cmd := s.Make(mid)
+		if wrap != nil {
+			cmd = wrap(cmd)
+		}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		// Agents' hosts send & < > as they are, not as \u0026.
 		enc.SetEscapeHTML(false)
 		enc.Encode(map[string]any{
-			"session_id": "hooklimits", "hook_event_name": "PreToolUse", "tool_name": "Bash",
+			"session_id": "hooklimits", "hook_event_name": "PreToolUse", "tool_name": tool,
 			"tool_input": map[string]string{"command": cmd}, "cwd": "/tmp",
 		})
 		if ev := buf.Bytes(); len(ev) <= size {
@@ -149,7 +175,7 @@ func hook(bin, dir string, ev []byte) (result, error) {
 	}
 	if json.Unmarshal(out.Bytes(), &answer) == nil && answer.Out.Decision != "" {
 		r.decision = answer.Out.Decision
-		if strings.Contains(answer.Out.Reason, "limit of the analysis") {
+		if strings.Contains(answer.Out.Reason, "limit of the analysis") || strings.Contains(answer.Out.Reason, "past a limit") {
 			r.decision += " (past a limit)"
 		}
 	}
