@@ -330,7 +330,7 @@ func decodeClaude(data []byte) (*Event, error) {
 
 // shellTool reports whether a tool, by rewind's name, runs a shell
 // command: Bash and the other hosts' shell tools, and PowerShell.
-func shellTool(name string) bool { return policy.IsShellTool(name) || name == "PowerShell" }
+func shellTool(name string) bool { return policy.IsShellTool(name) || policy.IsPowerShellTool(name) }
 
 // eventName is the HookEventName of an event with outcome o (nil for a
 // call about to be made).

@@ -101,7 +101,7 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckInpu
 func checkEvent(in CheckInput, dir string) (*hostio.Event, error) {
 	tool, input := in.Tool, in.Input
 	switch {
-	case in.Command != "" && (in.Tool != "" && !policy.IsShellTool(in.Tool) || in.Input != nil):
+	case in.Command != "" && (in.Tool != "" && !policy.IsShellTool(in.Tool) && !policy.IsPowerShellTool(in.Tool) || in.Input != nil):
 		return nil, errors.New(`give either "command", or "tool" with its "input"`)
 	case in.Command != "":
 		if tool == "" {
