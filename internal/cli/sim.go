@@ -37,13 +37,15 @@ REWIND_ZVM_URL=http://127.0.0.1:` + defaultSimPort + `, work as they are.
 The first line on stdout is the URL it serves; a summary of the scenario goes
 to stderr. It runs until interrupted.
 
-The built-in scenario (without --scenario) accepts:
-  user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `, through client ` + zvmsim.DefaultPublicClient + ` (password grant)
-  client ` + zvmsim.DefaultClientID + `, secret ` + zvmsim.DefaultClientSecret + ` (client_credentials grant)
-and the same user with Basic auth on POST /v1/session/add (Windows ZVM), all
-allowed everything; and the least-privilege pair of docs/zvm-setup.md:
-  client ` + zvmsim.DefaultHookClient + `, secret ` + zvmsim.DefaultHookClientSecret + ` (Zerto's builder role: tags checkpoints and reads)
-  user ` + zvmsim.DefaultOperator + `, password ` + zvmsim.DefaultOperatorPassword + ` (admin: may also test, fail over and restore)`,
+The built-in scenario (without --scenario) is set up for least privilege, as
+docs/zvm-setup.md says a real ZVM should be:
+  client ` + zvmsim.DefaultHookClient + `, secret ` + zvmsim.DefaultHookClientSecret + ` (client_credentials grant): the hook's,
+    with Zerto's builder role: it tags checkpoints and reads, nothing more
+  user ` + zvmsim.DefaultOperator + `, password ` + zvmsim.DefaultOperatorPassword + `: a person's own, with the user role: it tests,
+    fails over and restores, typed when rewind undo or the page ask for it
+  user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `: the administrator, allowed everything
+The users log in through client ` + zvmsim.DefaultPublicClient + ` (password grant), or with Basic
+auth on POST /v1/session/add (Windows ZVM). A scenario file sets its own.`,
 		Example: `  rewind sim
   rewind sim --addr 127.0.0.1:0 --tls --ca-out zvmsim-ca.pem
   rewind sim --scenario lab.toml`,

@@ -112,7 +112,7 @@ func TestSimHelpDocumentsCredentials(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{zvmsim.DefaultUser, zvmsim.DefaultPassword, zvmsim.DefaultPublicClient, zvmsim.DefaultClientID, zvmsim.DefaultClientSecret, "--addr", "--scenario", "--tls", "--ca-out"} {
+	for _, s := range []string{zvmsim.DefaultUser, zvmsim.DefaultPassword, zvmsim.DefaultPublicClient, zvmsim.DefaultHookClient, zvmsim.DefaultHookClientSecret, zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword, "--addr", "--scenario", "--tls", "--ca-out"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("help lacks %q", s)
 		}
@@ -132,7 +132,7 @@ func TestSimSummaryKeepsSecrets(t *testing.T) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
 	}
-	if strings.Contains(sum, zvmsim.DefaultClientSecret) || strings.Contains(sum, "password "+zvmsim.DefaultPassword) {
+	if strings.Contains(sum, zvmsim.DefaultHookClientSecret) || strings.Contains(sum, zvmsim.DefaultOperatorPassword) || strings.Contains(sum, "password "+zvmsim.DefaultPassword) {
 		t.Errorf("summary shows a secret:\n%s", sum)
 	}
 }
