@@ -112,6 +112,15 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, sc *zvmsim.Scenario, 
 	return srv.Serve(ctx, ln, tlsConfig)
 }
 
+// rolesNote says what an identity of the simulator may do: its Zerto
+// roles, or everything when it has none.
+func rolesNote(roles []string) string {
+	if roles == nil {
+		return ", allowed everything"
+	}
+	return ", roles: " + strings.Join(roles, ", ")
+}
+
 func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 	fmt.Fprintf(w, "ZVM simulator (%s) serving %s\n", sc.Name, url)
 	if caOut != "" {
@@ -143,17 +152,18 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 		fmt.Fprintf(w, "  %-16s %s -> %s, cadence %s, %s, VMs %s\n", v.Name, v.ProtectedSite, v.RecoverySite,
 			time.Duration(v.Cadence), note, strings.Join(v.VMs, ", "))
 	}
-	// Only identities are shown: secrets never go to output.
+	// Only identities and their roles are shown: secrets never go to
+	// output.
 	fmt.Fprintf(w, "credentials:\n")
 	for _, u := range sc.Credentials.Users {
-		fmt.Fprintf(w, "  user %s\n", u.Name)
+		fmt.Fprintf(w, "  user %s%s\n", u.Name, rolesNote(u.Roles))
 	}
 	for _, c := range sc.Credentials.Clients {
-		kind := "public client (password grant)"
+		kind, roles := "public client (password grant)", ""
 		if c.Secret != "" {
-			kind = "confidential client (client_credentials)"
+			kind, roles = "confidential client (client_credentials)", rolesNote(c.Roles)
 		}
-		fmt.Fprintf(w, "  %s %s\n", kind, c.ID)
+		fmt.Fprintf(w, "  %s %s%s\n", kind, c.ID, roles)
 	}
 	if h := sc.Strict.Habits(); len(h) > 0 {
 		fmt.Fprintf(w, "strict: %s\n", strings.Join(h, "; "))

@@ -127,7 +127,7 @@ func TestSimSummaryKeepsSecrets(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	sum := stderr.String()
-	for _, want := range []string{"lab-apps", "cadence 5s", "cadence 10m30s", "aws-windows", "user admin", "zerto-client"} {
+	for _, want := range []string{"lab-apps", "cadence 5s", "cadence 10m30s", "aws-windows", "user admin, roles: admin", "user operator, roles: user", "zerto-client", "confidential client (client_credentials) rewind-hook, roles: builder"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
