@@ -96,8 +96,12 @@ func TestTestAsPerson(t *testing.T) {
 	}
 	for _, confirm := range []func(context.Context, *Plan) (*Operator, error){
 		func(context.Context, *Plan) (*Operator, error) { return nil, nil },
-		func(context.Context, *Plan) (*Operator, error) { return l.svc.NewOperator("service-account-rewind", "x") },
-		func(context.Context, *Plan) (*Operator, error) { return l.svc.NewOperator(operatorUser, testlab.ClientSecret) },
+		func(context.Context, *Plan) (*Operator, error) {
+			return l.svc.NewOperator("service-account-rewind", "x")
+		},
+		func(context.Context, *Plan) (*Operator, error) {
+			return l.svc.NewOperator(operatorUser, testlab.ClientSecret)
+		},
 		func(context.Context, *Plan) (*Operator, error) { return l.svc.NewOperator(operatorUser, "guess") },
 	} {
 		if _, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeTest, Confirm: confirm}); err == nil {
