@@ -8,20 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/internal/testlab"
-	"github.com/rewind-dev/rewind/zvmsim"
 )
-
-// accepted counts the requests of a kind the simulator accepted (2xx):
-// the operations Zerto took on, not the questions it refused.
-func accepted(sim *zvmsim.TestServer, kind string) int {
-	n := 0
-	for _, r := range sim.Requests() {
-		if r.Kind == kind && r.Status/100 == 2 {
-			n++
-		}
-	}
-	return n
-}
 
 // newLeastPrivLab is the lab of testdata/leastpriv.toml: the hook's client
 // may tag checkpoints and read, nothing more.
@@ -52,7 +39,7 @@ func TestRewindTestLeastPrivilege(t *testing.T) {
 			t.Errorf("%v: %q %+v", args, text, out)
 		}
 	}
-	if n := accepted(l.Sim, "failoverTest"); n != 0 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 0 {
 		t.Fatalf("%d failover tests started through MCP", n)
 	}
 
@@ -86,7 +73,7 @@ func TestRewindTestLeastPrivilege(t *testing.T) {
 	if !strings.Contains(text, "Stop refused: Zerto refuses rewind's own client") || !strings.Contains(text, "rewind undo "+id+" --stop-test") {
 		t.Errorf("stop: %q", text)
 	}
-	if _, _, running := l.Sim.RunningTest("fast"); !running || accepted(l.Sim, "failoverTestStop") != 0 {
+	if _, _, running := l.Sim.RunningTest("fast"); !running || l.Sim.CountAccepted("failoverTestStop") != 0 {
 		t.Error("the test was stopped through MCP")
 	}
 }

@@ -13,19 +13,6 @@ import (
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// accepted counts the requests of a kind the simulator accepted (2xx):
-// the operations Zerto took on, not the probes it refused or found
-// nothing for.
-func accepted(sim *zvmsim.TestServer, kind string) int {
-	n := 0
-	for _, r := range sim.Requests() {
-		if r.Kind == kind && r.Status/100 == 2 {
-			n++
-		}
-	}
-	return n
-}
-
 // probes counts the requests of a kind sent for the VPG of zeros, which no
 // ZVM has: the question whether the hook's client may.
 func probes(sim *zvmsim.TestServer, kind string) int {
@@ -108,7 +95,7 @@ func TestTestAsPerson(t *testing.T) {
 			t.Error("a test ran without the person's own credentials")
 		}
 	}
-	if n := accepted(l.Sim, "failoverTest"); n != 0 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 0 {
 		t.Fatalf("%d failover tests started without the person", n)
 	}
 
@@ -140,7 +127,7 @@ func TestTestAsPerson(t *testing.T) {
 	if _, err := l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeStopTest}); !errors.As(err, &ce) {
 		t.Fatalf("a stop with nobody to ask: %v", err)
 	}
-	if accepted(l.Sim, "failoverTestStop") != 0 {
+	if l.Sim.CountAccepted("failoverTestStop") != 0 {
 		t.Fatal("the test was stopped without the person")
 	}
 	res = l.one(t, Request{ID: rec.ID, Mode: ModeStopTest, Confirm: l.asOperator()})
@@ -179,7 +166,7 @@ func TestHookRefusedAfterAll(t *testing.T) {
 	if len(asked) != 1 || !asked[0].AsPerson || asked[0].Refused == nil || res.As != operatorUser {
 		t.Fatalf("asked %d times, %+v", len(asked), res)
 	}
-	if n := accepted(l.Sim, "failoverTest"); n != 1 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 1 {
 		t.Errorf("%d tests started, want 1", n)
 	}
 	l.svc.hookMu.Lock()

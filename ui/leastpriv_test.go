@@ -7,20 +7,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
-	"github.com/rewind-dev/rewind/zvmsim"
 )
-
-// accepted counts the requests of a kind the simulator accepted (2xx):
-// the operations Zerto took on, not the questions it refused.
-func accepted(sim *zvmsim.TestServer, kind string) int {
-	n := 0
-	for _, r := range sim.Requests() {
-		if r.Kind == kind && r.Status/100 == 2 {
-			n++
-		}
-	}
-	return n
-}
 
 // TestTestAsPersonThroughThePage: where Zerto refuses rewind's own client
 // a failover test and its stop (least privilege), the page's dialog asks
@@ -58,7 +45,7 @@ func TestTestAsPersonThroughThePage(t *testing.T) {
 			t.Errorf("%v: %s %v, want a refusal", f, resp.Status, out)
 		}
 	}
-	if n := accepted(l.Sim, "failoverTest"); n != 0 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 0 {
 		t.Fatalf("%d failover tests started without the person's credentials", n)
 	}
 
@@ -126,7 +113,7 @@ func TestBrowserTestAsPerson(t *testing.T) {
 		click(`#confirm-ok`),
 		waitText(`#confirm-error`, "rewind's own Zerto credentials"),
 	)
-	if n := accepted(l.Sim, "failoverTest"); n != 0 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 0 {
 		t.Fatalf("%d tests started without the person", n)
 	}
 	steps(t, bctx, "confirm as the operator",
@@ -152,7 +139,7 @@ func TestBrowserTestAsPerson(t *testing.T) {
 		chromedp.WaitVisible(css(`.job[data-mode="stop-test"][data-state="ok"]`)),
 		chromedp.WaitNotPresent(css(`button[data-action="stop-test"]`)),
 	)
-	if a, b := accepted(l.Sim, "failoverTest"), accepted(l.Sim, "failoverTestStop"); a != 1 || b != 1 {
+	if a, b := l.Sim.CountAccepted("failoverTest"), l.Sim.CountAccepted("failoverTestStop"); a != 1 || b != 1 {
 		t.Errorf("the simulator accepted %d tests and %d stops, want 1 and 1", a, b)
 	}
 }

@@ -300,15 +300,6 @@ func TestUndoTestAsPerson(t *testing.T) {
 	t.Parallel()
 	l := newUndoLab(t)
 	rec := l.protected(t, "lab-apps", "web-01")
-	accepted := func(kind string) int {
-		n := 0
-		for _, r := range l.sim.Requests() {
-			if r.Kind == kind && r.Status/100 == 2 {
-				n++
-			}
-		}
-		return n
-	}
 
 	var stderr bytes.Buffer
 	err := l.undo(rec.ID, recovery.ModeTest, nil, io.Discard, &stderr).run(context.Background())
@@ -325,7 +316,7 @@ func TestUndoTestAsPerson(t *testing.T) {
 			t.Errorf("answers %q started a test", answers)
 		}
 	}
-	if n := accepted("failoverTest"); n != 0 {
+	if n := l.sim.CountAccepted("failoverTest"); n != 0 {
 		t.Fatalf("%d tests started without the person's credentials", n)
 	}
 
@@ -341,7 +332,7 @@ func TestUndoTestAsPerson(t *testing.T) {
 	if out := stdout.String(); !strings.Contains(out, ", as Zerto user operator: task Completed.") {
 		t.Errorf("stdout %q", out)
 	}
-	if _, _, running := l.sim.RunningTest("lab-apps"); !running || accepted("failoverTest") != 1 {
+	if _, _, running := l.sim.RunningTest("lab-apps"); !running || l.sim.CountAccepted("failoverTest") != 1 {
 		t.Fatal("the operator's test is not running")
 	}
 
