@@ -168,10 +168,15 @@ func refusedHook(err error) *zvm.Error {
 // refusalText says for a person that Zerto refuses the hook's own client
 // mode, with Zerto's words, and that the person's credentials run it.
 func refusalText(mode string, ze *zvm.Error) string {
-	msg := ze.Message
-	if msg == "" {
-		msg = ze.Error()
-	}
 	return fmt.Sprintf("Zerto does not let rewind's own client %s (Zerto: %q): it runs with your own Zerto user and password, typed for it and not kept.",
-		hookOps[mode], oneLine(msg))
+		hookOps[mode], zertoWords(ze))
+}
+
+// zertoWords is Zerto's message in a refusal, on one line; the whole error
+// when Zerto gave none.
+func zertoWords(ze *zvm.Error) string {
+	if ze.Message == "" {
+		return oneLine(ze.Error())
+	}
+	return oneLine(ze.Message)
 }

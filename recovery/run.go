@@ -278,7 +278,7 @@ func (s *Service) confirm(ctx context.Context, req Request, plan *Plan) (*Operat
 		reason := fmt.Sprintf("%s needs a person's confirmation, and none can be asked here: nothing was changed", what)
 		if plan.Refused != nil {
 			reason = fmt.Sprintf("%s runs with a person's own Zerto credentials here, since Zerto refuses rewind's own client (%s), and none can be asked here: nothing was changed",
-				modeWords(plan.Mode), plan.Refused.Message)
+				modeWords(plan.Mode), zertoWords(plan.Refused))
 		}
 		return nil, &ConfirmError{Mode: plan.Mode, Reason: reason, Refused: plan.Refused}
 	}
