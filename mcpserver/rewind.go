@@ -33,8 +33,9 @@ type StopTestInput struct {
 // RewindOutput is the outcome of zerto_rewind and zerto_stop_test.
 type RewindOutput struct {
 	Mode    string         `json:"mode" jsonschema:"test, stop-test, restore or rollback"`
-	Refused bool           `json:"refused,omitempty" jsonschema:"nothing was sent to Zerto that changes anything: a restore or rollback, which the person runs in a terminal, or a stop the person did not confirm"`
-	Command string         `json:"command,omitempty" jsonschema:"for a refused restore or rollback: the command the person runs in a terminal of their own"`
+	Refused bool           `json:"refused,omitempty" jsonschema:"nothing was sent to Zerto that changes anything: a restore or rollback, or a test or stop Zerto refuses rewind's own client, which the person runs in a terminal; or a stop the person did not confirm"`
+	Command string         `json:"command,omitempty" jsonschema:"for a refusal the person can lift: the command the person runs in a terminal of their own"`
+	Zerto   string         `json:"zerto,omitempty" jsonschema:"Zerto's own message, when it refuses rewind's own client the test or stop (least privilege: the person's credentials run it)"`
 	Loss    []Loss         `json:"loss,omitempty" jsonschema:"for restore: what it loses, per VPG"`
 	Results []RewindResult `json:"results,omitempty" jsonschema:"one per VPG of the rewind point, in order"`
 	Failed  *RewindFailure `json:"failed,omitempty" jsonschema:"the VPG whose rewind failed, after the results of those done"`
@@ -104,7 +105,7 @@ func (s *Server) addRecovery() {
 		Name:  "zerto_rewind",
 		Title: "Go back to a rewind point",
 		Description: `Goes back to a rewind point (from zerto_rewind_points) through Zerto, for the VMs the call touched.
-mode "test" starts a failover test from the checkpoint: test copies come up on the recovery site beside the live VMs, which are untouched. Check them, then end the test with zerto_stop_test.
+mode "test" starts a failover test from the checkpoint: test copies come up on the recovery site beside the live VMs, which are untouched. Check them, then end the test with zerto_stop_test. Where Zerto does not let rewind's own client test (a ZVM set up for least privilege), the test is not run here either: the answer gives Zerto's message and the command the person runs in their own terminal, with their own Zerto credentials.
 mode "restore" (and "rollback" of a restore that waits for its commit) is not run here: a restore changes the VMs' disks and runs only with the person's own Zerto credentials, which they type in their own terminal. The answer says what the restore would lose and the command to give the person; Zerto is not asked to change anything.
 A VM the hook protected in several VPGs goes back in one of them: pass the person's choice as vpg.`,
 		InputSchema: in,
@@ -114,7 +115,7 @@ A VM the hook protected in several VPGs goes back in one of them: pass the perso
 		Name:  "zerto_stop_test",
 		Title: "Stop a failover test",
 		Description: `Stops the failover test running on the VPGs of a rewind point, as rewind undo --stop-test does: the test copies go away; the live VMs were never touched.
-A test rewind did not start (a drill someone began in Zerto) is stopped only when the person confirms it in the host's own dialog (MCP elicitation); a client that cannot ask is refused. Zerto's test report gets no verdict of pass or fail.`,
+A test rewind did not start (a drill someone began in Zerto) is stopped only when the person confirms it in the host's own dialog (MCP elicitation); a client that cannot ask is refused. Where Zerto does not let rewind's own client stop a test (least privilege), the answer gives Zerto's message and the command the person runs in their own terminal. Zerto's test report gets no verdict of pass or fail.`,
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(true)},
 	}, s.stopTest)
 }
@@ -163,33 +164,38 @@ func (s *Server) rewind(ctx context.Context, req *mcp.CallToolRequest, in Rewind
 		return nil, RewindOutput{}, err
 	}
 	rq := recovery.Request{ID: in.ID, Mode: in.Mode, VPGs: vpgChoice(in.VPG)}
-	if recovery.NeedsOperator(in.Mode) {
-		return s.terminalOnly(ctx, svc, rq)
-	}
-	return s.run(ctx, req, svc, rq, RewindOutput{Mode: in.Mode})
-}
-
-// terminalOnly answers a restore or a rollback: rewind runs them only with
-// the person's own Zerto credentials, typed at their terminal, and no MCP
-// channel carries those safely (form elicitation must not ask for secrets,
-// and whoever drives the server's pipe answers an elicitation). The
-// answer says what the rewind would do, from reads only, and the command.
-func (s *Server) terminalOnly(ctx context.Context, svc *recovery.Service, rq recovery.Request) (*mcp.CallToolResult, RewindOutput, error) {
-	out := RewindOutput{Mode: rq.Mode, Refused: true}
+	out := RewindOutput{Mode: in.Mode}
 	plan, err := svc.Plan(ctx, rq)
 	if err != nil {
 		return refusal(out, err)
 	}
-	out.Points = rewoundPoints(plan.Points)
+	if plan.AsPerson {
+		return personOnly(rq, plan)
+	}
+	return s.run(ctx, req, svc, rq, out)
+}
+
+// personOnly answers a rewind that runs only with the person's own Zerto
+// credentials: a restore or a rollback always, a test or a stop when Zerto
+// refuses them to rewind's own client. rewind asks for those credentials
+// at the person's terminal, and no MCP channel carries them safely (form
+// elicitation must not ask for secrets, and whoever drives the server's
+// pipe answers an elicitation). The answer says what the rewind would do,
+// from reads only, Zerto's refusal when there is one, and the command.
+func personOnly(rq recovery.Request, plan *recovery.Plan) (*mcp.CallToolResult, RewindOutput, error) {
+	out := RewindOutput{Mode: rq.Mode, Refused: true, Points: rewoundPoints(plan.Points)}
 	for _, l := range plan.Losses {
 		out.Loss = append(out.Loss, lossOutput(l))
 	}
 	out.Command = recovery.Command(rq.ID, false, rq.Mode, rq.VPGs)
-	verb := map[string]string{recovery.ModeRestore: "Restore", recovery.ModeRollback: "Rollback"}[rq.Mode]
-	res := textResult(
-		verb+" refused: Zerto was not asked to change anything. rewind runs a "+rq.Mode+" only with the person's own Zerto credentials, which they type in a terminal of their own; no MCP client carries them, and a confirm argument is not the person's word.",
-		plan.Text(),
-		"Tell the person what it does; if they want it, they run:\n  "+out.Command)
+	head := map[string]string{recovery.ModeRestore: "Restore", recovery.ModeRollback: "Rollback"}[rq.Mode] +
+		" refused: Zerto was not asked to change anything. rewind runs a " + rq.Mode + " only with the person's own Zerto credentials, which they type in a terminal of their own; no MCP client carries them, and a confirm argument is not the person's word."
+	if plan.Refused != nil {
+		out.Zerto = plan.Refused.Message
+		head = map[string]string{recovery.ModeTest: "Test", recovery.ModeStopTest: "Stop"}[rq.Mode] +
+			" refused: Zerto refuses rewind's own client this operation, so rewind runs it only with the person's own Zerto credentials, which they type in a terminal of their own; no MCP client carries them. Zerto was not asked to change anything."
+	}
+	res := textResult(head, plan.Text(), "Tell the person what it does; if they want it, they run:\n  "+out.Command)
 	res.IsError = true
 	return res, out, nil
 }
@@ -204,6 +210,9 @@ func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in Stop
 	plan, err := svc.Plan(ctx, rq)
 	if err != nil {
 		return refusal(out, err)
+	}
+	if plan.AsPerson {
+		return personOnly(rq, plan)
 	}
 	if plan.NeedsConfirm() {
 		confirmed, ask := s.stopConfirmed(req, rq, plan)
@@ -227,6 +236,16 @@ func (s *Server) stopTest(ctx context.Context, req *mcp.CallToolRequest, in Stop
 func (s *Server) run(ctx context.Context, req *mcp.CallToolRequest, svc *recovery.Service, rq recovery.Request, out RewindOutput) (*mcp.CallToolResult, RewindOutput, error) {
 	rq.Progress = s.progress(ctx, req)
 	results, err := svc.Run(ctx, rq)
+	var ce *recovery.ConfirmError
+	if errors.As(err, &ce) && ce.Refused != nil {
+		// Zerto refused rewind's own client after all, before anything
+		// was done (see recovery.Service.Run): the person's credentials
+		// run it, in their terminal.
+		out.Refused, out.Zerto, out.Command = true, ce.Refused.Message, recovery.Command(rq.ID, false, rq.Mode, rq.VPGs)
+		r := textResult(err.Error(), "Tell the person; if they want it, they run:\n  "+out.Command)
+		r.IsError = true
+		return r, out, nil
+	}
 	if err != nil && len(results) == 0 {
 		return refusal(out, err)
 	}

@@ -45,8 +45,8 @@ func TestRewindTestAndStop(t *testing.T) {
 		out.Results[0].RecoverySite != "DR" || out.Results[0].Task == "" {
 		t.Errorf("test: %+v", out)
 	}
-	if !strings.Contains(text, "zerto_stop_test") || l.Sim.Count("failoverTest") != 1 {
-		t.Errorf("test: %q, %d failover tests", text, l.Sim.Count("failoverTest"))
+	if !strings.Contains(text, "zerto_stop_test") || l.Sim.CountAccepted("failoverTest") != 1 {
+		t.Errorf("test: %q, %d failover tests", text, l.Sim.CountAccepted("failoverTest"))
 	}
 	// The task is Zerto's, and zerto_task shows it.
 	var task TaskOutput
@@ -214,8 +214,8 @@ func TestRewindChoosesVPG(t *testing.T) {
 	if text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": id, "mode": "test", "vpg": "other"}, &out); isErr || len(out.Results) != 1 || out.Results[0].VPG != "other" {
 		t.Fatalf("test in other: %q %+v", text, out)
 	}
-	if _, _, running := l.Sim.RunningTest("fast"); running || l.Sim.Count("failoverTest") != 1 {
-		t.Errorf("%d tests started; fast running %v", l.Sim.Count("failoverTest"), running)
+	if _, _, running := l.Sim.RunningTest("fast"); running || l.Sim.CountAccepted("failoverTest") != 1 {
+		t.Errorf("%d tests started; fast running %v", l.Sim.CountAccepted("failoverTest"), running)
 	}
 }
 

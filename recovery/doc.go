@@ -24,7 +24,10 @@
 // What changes a VM's disks (a restore, its commit, its rollback) runs
 // only through an Operator: a session made from the credentials a person
 // typed for that rewind, never the hook's, which the agent's environment
-// may hold. Before a restore, the VMs are checkpointed as they are, with
+// may hold. A failover test and its stop run with the hook's own client
+// where Zerto lets it, and through an Operator where it does not, as on a
+// ZVM set up for least privilege: Plan asks Zerto which, without doing
+// anything, and says so in Plan.AsPerson. Before a restore, the VMs are checkpointed as they are, with
 // the hook's own capture, so that the restore itself can be undone; and a
 // restore is reported committed only once Zerto's commit completed,
 // whatever the restore's task said.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/zvm"
 )
 
 // NotFoundError is returned by Find for an ID that is neither a record of
@@ -167,6 +168,9 @@ func (e *ChoiceError) Error() string {
 type ConfirmError struct {
 	Mode   string
 	Reason string
+	// Refused is, for a test or a stop that runs with a person's
+	// credentials, Zerto's refusal of the hook's own client.
+	Refused *zvm.Error
 }
 
 func (e *ConfirmError) Error() string {
@@ -174,6 +178,14 @@ func (e *ConfirmError) Error() string {
 		return e.Reason
 	}
 	return fmt.Sprintf("%s not confirmed: nothing was changed", e.Mode)
+}
+
+// Unwrap returns Zerto's refusal of the hook's client, if any.
+func (e *ConfirmError) Unwrap() error {
+	if e.Refused == nil {
+		return nil
+	}
+	return e.Refused
 }
 
 // WaitsError says a journal restore waits in Zerto for its commit or
@@ -208,13 +220,13 @@ func (e *WaitsError) Unwrap() error { return e.Err }
 
 // HookCredentialsError refuses an operator's credentials that are the
 // hook's own: the agent's environment may hold those, so they never run
-// a restore.
+// what a person's credentials are asked for.
 type HookCredentialsError struct {
 	User string
 }
 
 func (e *HookCredentialsError) Error() string {
-	return "these are rewind's own Zerto credentials (the hook's, which the agent's environment may hold): a restore needs your own Zerto user"
+	return "these are rewind's own Zerto credentials (the hook's, which the agent's environment may hold): going back needs your own Zerto user"
 }
 
 func orList(s []string) string  { return joinList(s, "or") }

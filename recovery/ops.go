@@ -30,9 +30,10 @@ const (
 
 // test starts a failover test of p's VPG from p.Checkpoint for p.VMs and
 // follows its task. The test copies come up on the VPG's recovery site,
-// beside the running VMs, which it does not touch.
-func (s *Service) test(ctx context.Context, p Point, progress func(zvm.Task)) (res Result, err error) {
-	res = Result{Mode: ModeTest, Point: p}
+// beside the running VMs, which it does not touch. It is sent through op
+// when there is one (a person's session), else with the hook's client.
+func (s *Service) test(ctx context.Context, p Point, op *Operator, progress func(zvm.Task)) (res Result, err error) {
+	res = Result{Mode: ModeTest, Point: p, As: op.user()}
 	defer func() { s.record(&res, err) }()
 	v, err := s.preflight(ctx, p, ModeTest)
 	if err != nil {
@@ -42,7 +43,7 @@ func (s *Service) test(ctx context.Context, p Point, progress func(zvm.Task)) (r
 	for i, vm := range p.VMs {
 		ids[i] = vm.Identifier
 	}
-	task, err := s.Z.FailoverTest(ctx, p.VPGIdentifier, p.Checkpoint, ids)
+	task, err := s.client(op).FailoverTest(ctx, p.VPGIdentifier, p.Checkpoint, ids)
 	if err != nil {
 		return res, fmt.Errorf("starting a failover test of VPG %s: %w", p.VPG, err)
 	}
@@ -59,11 +60,12 @@ func (s *Service) test(ctx context.Context, p Point, progress func(zvm.Task)) (r
 	return res, nil
 }
 
-// stopTest stops the failover test running on p's VPG and follows the
-// stop's task. passed, when not nil, is what Zerto's test report records
-// of the test; nil leaves it unsaid, since rewind does not know.
-func (s *Service) stopTest(ctx context.Context, p Point, owner TestOwner, passed *bool, progress func(zvm.Task)) (res Result, err error) {
-	res = Result{Mode: ModeStopTest, Point: p}
+// stopTest stops the failover test running on p's VPG, through op when
+// there is one, and follows the stop's task. passed, when not nil, is what
+// Zerto's test report records of the test; nil leaves it unsaid, since
+// rewind does not know.
+func (s *Service) stopTest(ctx context.Context, p Point, op *Operator, owner TestOwner, passed *bool, progress func(zvm.Task)) (res Result, err error) {
+	res = Result{Mode: ModeStopTest, Point: p, As: op.user()}
 	defer func() { s.record(&res, err) }()
 	if _, err := s.preflight(ctx, p, ModeStopTest); err != nil {
 		return res, err
@@ -77,7 +79,7 @@ func (s *Service) stopTest(ctx context.Context, p Point, owner TestOwner, passed
 	case p.Tag != "":
 		summary += ": test of rewind point " + p.Tag
 	}
-	task, err := s.Z.FailoverTestStop(ctx, p.VPGIdentifier, passed, summary)
+	task, err := s.client(op).FailoverTestStop(ctx, p.VPGIdentifier, passed, summary)
 	if err != nil {
 		return res, fmt.Errorf("stopping the failover test of VPG %s: %w", p.VPG, err)
 	}
@@ -101,7 +103,7 @@ func (s *Service) stopTest(ctx context.Context, p Point, owner TestOwner, passed
 // VMs are restored one after the other; a VM whose restore fails stops
 // the rest.
 func (s *Service) restore(ctx context.Context, p Point, op *Operator, before Point, progress func(zvm.Task)) (res Result, err error) {
-	res = Result{Mode: ModeRestore, Point: p, Before: before}
+	res = Result{Mode: ModeRestore, Point: p, Before: before, As: op.user()}
 	defer func() { s.record(&res, err) }()
 	if op == nil {
 		return res, errNoOperator
@@ -155,7 +157,7 @@ func (s *Service) restore(ctx context.Context, p Point, op *Operator, before Poi
 // restore waits for it, through op. Zerto refuses one for a VM that waits
 // for nothing, with its own message.
 func (s *Service) endRestore(ctx context.Context, p Point, op *Operator, mode string, progress func(zvm.Task)) (res Result, err error) {
-	res = Result{Mode: mode, Point: p}
+	res = Result{Mode: mode, Point: p, As: op.user()}
 	defer func() { s.record(&res, err) }()
 	if op == nil {
 		return res, errNoOperator
@@ -183,7 +185,7 @@ func (s *Service) endRestore(ctx context.Context, p Point, op *Operator, mode st
 	return res, nil
 }
 
-var errNoOperator = errors.New("a restore, its commit and its rollback run with a person's own Zerto credentials, and none were given: nothing was changed")
+var errNoOperator = errors.New("this runs with a person's own Zerto credentials, and none were given: nothing was changed")
 
 // waits builds the *WaitsError of vm's restore, with what Zerto shows of
 // the VM and its VPG now.
@@ -405,6 +407,9 @@ func (s *Service) record(res *Result, err error) {
 		Decision: map[string]string{ModeTest: audit.DecisionUndoTest, ModeStopTest: audit.DecisionUndoStopTest,
 			ModeRestore: audit.DecisionUndoRestore, ModeRollback: audit.DecisionUndoRollback, ModeCommit: audit.DecisionUndoCommit}[res.Mode],
 		Reason: summary(res),
+	}
+	if res.As != "" {
+		rec.Reason += "; run as Zerto user " + oneLine(res.As)
 	}
 	for _, vm := range p.VMs {
 		rec.Checkpoints = append(rec.Checkpoints, audit.Checkpoint{

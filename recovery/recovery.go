@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
@@ -78,8 +79,8 @@ const TestVMSuffix = " - testing recovery"
 
 // Service runs rewinds against one ZVM and records each in the audit log.
 type Service struct {
-	// Z is the hook's client: it reads, takes checkpoints and runs
-	// failover tests. It never restores: see Operator.
+	// Z is the hook's client: it reads and takes checkpoints, and runs
+	// failover tests where Zerto lets it. It never restores: see Operator.
 	Z *zvm.Client
 	// ZertoOptions are the options Z was made with: an Operator's client
 	// takes the ZVM's address from them, and is refused their credentials.
@@ -96,6 +97,11 @@ type Service struct {
 	// Warnf, when set, hears of a rewind that could not be recorded in the
 	// audit log: the rewind itself still happened.
 	Warnf func(format string, args ...any)
+
+	// hookAnswers keep, by mode, whether Zerto lets the hook's own client
+	// run a test or a stop: nil for yes, else Zerto's refusal.
+	hookMu      sync.Mutex
+	hookAnswers map[string]*zvm.Error
 }
 
 // NewOperator returns the Operator of a person's own Zerto credentials on
@@ -120,6 +126,9 @@ type Result struct {
 	// Committed names, for a restore or a commit, the VMs whose restore
 	// Zerto shows committed; for a rollback, the VMs rolled back.
 	Committed []string
+	// As is the Zerto user of the person whose credentials ran it; empty
+	// when the hook's own client did.
+	As string
 }
 
 // Loss is what a restore to a point loses.

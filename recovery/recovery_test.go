@@ -179,7 +179,7 @@ func TestStopSomeoneElsesTest(t *testing.T) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("stop of someone else's test without a confirmation: %v", err)
 	}
-	if _, _, running := l.Sim.RunningTest("fast"); !running || l.Sim.Count("failoverTestStop") != 0 {
+	if _, _, running := l.Sim.RunningTest("fast"); !running || l.Sim.CountAccepted("failoverTestStop") != 0 {
 		t.Fatal("someone else's test was stopped without asking")
 	}
 

@@ -31,8 +31,8 @@ type Request struct {
 	Passed *bool
 	// Confirm asks the person, when the plan needs it (see
 	// Plan.NeedsConfirm), after every check passed. It returns the person's
-	// Operator for a mode that needs one (NeedsOperator), or nil, and an
-	// error when the person did not confirm. A nil Confirm confirms
+	// Operator for a plan that runs as a person (Plan.AsPerson), or nil,
+	// and an error when the person did not confirm. A nil Confirm confirms
 	// nothing: such a rewind is refused.
 	Confirm func(ctx context.Context, plan *Plan) (*Operator, error)
 	// Progress, when set, hears of every step: one callback for every
@@ -70,15 +70,28 @@ type Plan struct {
 	// in a Progress step before the restore starts, and in its Results.
 	Before   []Point
 	BeforeID string
+	// AsPerson says the plan runs with a person's own Zerto credentials,
+	// through an Operator that Confirm returns: a restore, a commit and a
+	// rollback always (NeedsOperator); a test and its stop when Zerto
+	// refuses them to the hook's own client, as on a ZVM set up for least
+	// privilege, and then Refused is Zerto's refusal.
+	AsPerson bool
+	Refused  *zvm.Error
 }
 
-// NeedsConfirm reports whether a person must confirm the plan: a restore,
-// a commit or a rollback always, a stop only of a test rewind did not
-// start.
+// NeedsConfirm reports whether a person must confirm the plan: one that
+// runs as a person always, a stop with the hook's client only of a test
+// rewind did not start.
 func (p *Plan) NeedsConfirm() bool {
-	if NeedsOperator(p.Mode) {
+	if p.AsPerson {
 		return true
 	}
+	return p.Foreign()
+}
+
+// Foreign reports whether the plan stops a failover test rewind did not
+// start, which a person must say they mean to end.
+func (p *Plan) Foreign() bool {
 	return p.Mode == ModeStopTest && slices.ContainsFunc(p.Tests, func(t TestOwner) bool { return !t.Rewind })
 }
 
@@ -113,6 +126,9 @@ func (p *Plan) Text() string {
 				oneLine(pt.VPG), oneLine(pt.Tag), oneLine(pt.Checkpoint), zTime(pt.Time), vms)
 		}
 	}
+	if p.Refused != nil {
+		b.WriteString("\n" + refusalText(p.Mode, p.Refused))
+	}
 	return b.String()
 }
 
@@ -120,7 +136,10 @@ func (p *Plan) Text() string {
 // runs every check of req.Mode on every point, reading from Zerto only: a
 // front end shows the plan, or its refusal, before anything changes. A
 // point that fails a check refuses the whole rewind, so that a call that
-// touched several VPGs goes back in all of them or in none.
+// touched several VPGs goes back in all of them or in none. For a test or
+// a stop it asks Zerto whether the hook's own client may run it, without
+// running anything (see hookRefusal): when Zerto says no, the plan runs
+// as a person.
 func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 	if !slices.Contains(Modes, req.Mode) {
 		return nil, fmt.Errorf("unknown rewind mode %q: %s", req.Mode, strings.Join(Modes, ", "))
@@ -144,6 +163,11 @@ func (s *Service) Plan(ctx context.Context, req Request) (*Plan, error) {
 		for _, p := range points {
 			plan.Tests = append(plan.Tests, s.testOwner(ctx, p))
 		}
+	}
+	if NeedsOperator(req.Mode) {
+		plan.AsPerson = true
+	} else if ze := s.hookRefusal(ctx, req.Mode); ze != nil {
+		plan.AsPerson, plan.Refused = true, ze
 	}
 	return plan, nil
 }
@@ -170,6 +194,12 @@ func (s *Service) Points(ctx context.Context, req Request) ([]Point, error) {
 // the VMs as they are now, then the mode on each point in turn, stopping
 // at the first failure. It returns the results of the points done, with
 // that failure.
+//
+// A test or a stop the plan gave the hook's own client that Zerto refuses
+// it after all (403, before anything was done: a ZVM that looks the VPG
+// up before the role answers Plan's question "not found") runs as a
+// person from then on: Confirm is asked as Plan would have had it asked,
+// and the operation is sent again with the person's credentials.
 func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 	plan, err := s.Plan(ctx, req)
 	if err != nil {
@@ -183,19 +213,8 @@ func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 	}
 	var op *Operator
 	if plan.NeedsConfirm() {
-		if req.Confirm == nil {
-			return nil, &ConfirmError{Mode: plan.Mode, Reason: fmt.Sprintf("%s needs a person's confirmation, and none can be asked here: nothing was changed", modeWords(plan.Mode))}
-		}
-		if op, err = req.Confirm(ctx, plan); err != nil {
+		if op, err = s.confirm(ctx, req, plan); err != nil {
 			return nil, err
-		}
-		if NeedsOperator(plan.Mode) {
-			if op == nil {
-				return nil, errNoOperator
-			}
-			if err := op.Login(ctx); err != nil {
-				return nil, err
-			}
 		}
 	}
 	if plan.Mode == ModeRestore {
@@ -209,22 +228,15 @@ func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	var results []Result
-	for i, p := range plan.Points {
-		progress := func(t zvm.Task) {
-			if req.Progress != nil {
-				req.Progress(Progress{Index: i, Of: n, VPG: p.VPG, Task: t})
+	for i := range plan.Points {
+		res, err := s.runPoint(ctx, req, plan, i, op)
+		if ze := refusedHook(err); ze != nil && op == nil && !plan.AsPerson && i == 0 {
+			s.rememberHook(plan.Mode, ze)
+			plan.AsPerson, plan.Refused = true, ze
+			if op, err = s.confirm(ctx, req, plan); err != nil {
+				return nil, err
 			}
-		}
-		var res Result
-		switch plan.Mode {
-		case ModeTest:
-			res, err = s.test(ctx, p, progress)
-		case ModeStopTest:
-			res, err = s.stopTest(ctx, p, plan.Tests[i], req.Passed, progress)
-		case ModeRestore:
-			res, err = s.restore(ctx, p, op, plan.Before[i], progress)
-		default:
-			res, err = s.endRestore(ctx, p, op, plan.Mode, progress)
+			res, err = s.runPoint(ctx, req, plan, i, op)
 		}
 		results = append(results, res)
 		if err != nil {
@@ -232,6 +244,58 @@ func (s *Service) Run(ctx context.Context, req Request) ([]Result, error) {
 		}
 	}
 	return results, nil
+}
+
+// runPoint runs the plan's mode on its point i, through op when there is
+// one.
+func (s *Service) runPoint(ctx context.Context, req Request, plan *Plan, i int, op *Operator) (Result, error) {
+	p := plan.Points[i]
+	progress := func(t zvm.Task) {
+		if req.Progress != nil {
+			req.Progress(Progress{Index: i, Of: len(plan.Points), VPG: p.VPG, Task: t})
+		}
+	}
+	switch plan.Mode {
+	case ModeTest:
+		return s.test(ctx, p, op, progress)
+	case ModeStopTest:
+		return s.stopTest(ctx, p, op, plan.Tests[i], req.Passed, progress)
+	case ModeRestore:
+		return s.restore(ctx, p, op, plan.Before[i], progress)
+	}
+	return s.endRestore(ctx, p, op, plan.Mode, progress)
+}
+
+// confirm asks req.Confirm for the person's confirmation of plan and, for
+// a plan that runs as a person, their Operator, logged in to Zerto before
+// anything else is sent.
+func (s *Service) confirm(ctx context.Context, req Request, plan *Plan) (*Operator, error) {
+	if req.Confirm == nil {
+		what := modeWords(plan.Mode)
+		if plan.Foreign() {
+			what = "stopping a failover test rewind did not start"
+		}
+		reason := fmt.Sprintf("%s needs a person's confirmation, and none can be asked here: nothing was changed", what)
+		if plan.Refused != nil {
+			reason = fmt.Sprintf("%s runs with a person's own Zerto credentials here, since Zerto refuses rewind's own client (%s), and none can be asked here: nothing was changed",
+				modeWords(plan.Mode), zertoWords(plan.Refused))
+		}
+		return nil, &ConfirmError{Mode: plan.Mode, Reason: reason, Refused: plan.Refused}
+	}
+	op, err := req.Confirm(ctx, plan)
+	if err != nil {
+		return nil, err
+	}
+	if !plan.AsPerson {
+		return nil, nil
+	}
+	if op == nil {
+		return nil, errNoOperator
+	}
+	if err := op.Login(ctx); err != nil {
+		return nil, err
+	}
+	return op, nil
 }
 
 func modeWords(mode string) string {
@@ -243,9 +307,9 @@ func modeWords(mode string) string {
 	case ModeCommit:
 		return "the commit of a restore"
 	case ModeStopTest:
-		return "stopping a failover test rewind did not start"
+		return "stopping a failover test"
 	}
-	return "a " + mode
+	return "a failover test"
 }
 
 func allVMs(points []Point) []string {

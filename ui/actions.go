@@ -120,12 +120,16 @@ func modeName(mode string) string {
 func outcome(res recovery.Result) string {
 	p := res.Point
 	vms := strings.Join(p.VMNames(), ", ")
+	as := ""
+	if res.As != "" {
+		as = ", as Zerto user " + res.As
+	}
 	switch res.Mode {
 	case recovery.ModeTest:
-		return fmt.Sprintf("Failover test of VPG %s from checkpoint %q: task %s. Test copies on recovery site %s: %s. The live VMs are untouched; stop the test when you have checked them.",
-			p.VPG, p.Tag, res.State, res.RecoverySite, strings.Join(res.TestVMs, ", "))
+		return fmt.Sprintf("Failover test of VPG %s from checkpoint %q%s: task %s. Test copies on recovery site %s: %s. The live VMs are untouched; stop the test when you have checked them.",
+			p.VPG, p.Tag, as, res.State, res.RecoverySite, strings.Join(res.TestVMs, ", "))
 	case recovery.ModeStopTest:
-		return fmt.Sprintf("Failover test of VPG %s stopped: task %s. Its test copies are gone.", p.VPG, res.State)
+		return fmt.Sprintf("Failover test of VPG %s stopped%s: task %s. Its test copies are gone.", p.VPG, as, res.State)
 	case recovery.ModeRollback:
 		return fmt.Sprintf("The journal restore of %s (VPG %s) is rolled back: task %s.", vms, p.VPG, res.State)
 	case recovery.ModeCommit:
@@ -334,8 +338,11 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	out.Text = plan.Text()
-	out.Foreign = req.Mode == recovery.ModeStopTest && plan.NeedsConfirm()
-	if out.Credentials {
+	out.Foreign = plan.Foreign()
+	// A test or a stop asks for them too where Zerto refuses them to
+	// rewind's own client; the plan's text says so, with Zerto's words.
+	out.Credentials = plan.AsPerson
+	if recovery.NeedsOperator(req.Mode) {
 		out.Text += "\nThis runs with your own Zerto user and password, typed here for this action only: rewind never keeps them, and its own credentials never restore."
 	}
 	writeJSON(w, http.StatusOK, out)
@@ -343,8 +350,10 @@ func (s *Server) prepare(w http.ResponseWriter, r *http.Request) {
 
 // action starts an action. A restore, a commit or a rollback needs the
 // point's VM names typed and the person's own Zerto credentials, which
-// rewind ui never printed: nothing reaches Zerto without them. A stop of
-// a test rewind did not start needs the person to say they mean it.
+// rewind ui never printed: nothing reaches Zerto without them. A test or a
+// stop needs the credentials too where Zerto refuses them to rewind's own
+// client. A stop of a test rewind did not start needs the person to say
+// they mean it.
 func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
@@ -359,24 +368,35 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	svc := s.o.Recovery
+	var op *recovery.Operator
 	if recovery.NeedsOperator(req.Mode) {
-		op, ok := s.operator(ctx, w, req, form)
-		if !ok {
+		if op, ok = s.operator(ctx, w, req, form); !ok {
 			return
 		}
-		req.Confirm = func(context.Context, *recovery.Plan) (*recovery.Operator, error) { return op, nil }
 	}
 	plan, err := svc.Plan(ctx, req)
 	if err != nil {
 		writeError(w, statusOf(err), err)
 		return
 	}
-	if req.Mode == recovery.ModeStopTest && plan.NeedsConfirm() {
-		if form.Get("foreign") != "1" {
-			writeError(w, http.StatusConflict, errors.New("this failover test was not started by rewind: say you mean to stop it; nothing was sent to Zerto"))
+	if plan.Foreign() && form.Get("foreign") != "1" {
+		writeError(w, http.StatusConflict, errors.New("this failover test was not started by rewind: say you mean to stop it; nothing was sent to Zerto"))
+		return
+	}
+	if plan.AsPerson && op == nil {
+		if op, ok = s.credentials(ctx, w, form); !ok {
 			return
 		}
-		req.Confirm = func(context.Context, *recovery.Plan) (*recovery.Operator, error) { return nil, nil }
+	}
+	req.Confirm = func(_ context.Context, p *recovery.Plan) (*recovery.Operator, error) {
+		if p.AsPerson && op == nil {
+			// Zerto refused rewind's own client after all, before anything
+			// was done (recovery.Service.Run); the service remembers it,
+			// so the dialog asks for the credentials next time.
+			return nil, &recovery.ConfirmError{Mode: p.Mode, Refused: p.Refused,
+				Reason: fmt.Sprintf("Zerto refuses rewind's own client this (%s): it runs with your own Zerto user and password; start it again and type them in the dialog: nothing was changed", p.Refused.Message)}
+		}
+		return op, nil
 	}
 	j, err := s.jobs.start(plan, req)
 	if err != nil {
@@ -386,14 +406,10 @@ func (s *Server) action(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, j.status())
 }
 
-// operator reads the confirmation of an action that needs the person's
-// own Zerto credentials: the VM names typed, then the user and password,
-// which are checked with Zerto before anything else is sent and kept only
-// for this action. The hook's credentials are refused: the agent that
-// started `rewind ui` may hold them, and everything else the page asks.
+// operator reads the confirmation of an action that changes a VM's disks:
+// the VM names typed, then the person's own Zerto credentials.
 func (s *Server) operator(ctx context.Context, w http.ResponseWriter, req recovery.Request, form url.Values) (*recovery.Operator, bool) {
-	svc := s.o.Recovery
-	points, err := svc.Points(ctx, req)
+	points, err := s.o.Recovery.Points(ctx, req)
 	if err != nil {
 		writeError(w, statusOf(err), err)
 		return nil, false
@@ -407,12 +423,21 @@ func (s *Server) operator(ctx context.Context, w http.ResponseWriter, req recove
 			req.Mode, strings.Join(names, ", ")))
 		return nil, false
 	}
+	return s.credentials(ctx, w, form)
+}
+
+// credentials reads the person's own Zerto user and password from the
+// form, which are checked with Zerto before anything else is sent and
+// kept only for this action. The hook's credentials are refused: the
+// agent that started `rewind ui` may hold them, and everything else the
+// page asks.
+func (s *Server) credentials(ctx context.Context, w http.ResponseWriter, form url.Values) (*recovery.Operator, bool) {
 	user, password := form.Get("zvm_user"), form.Get("zvm_password")
 	if strings.TrimSpace(user) == "" || password == "" {
 		writeError(w, http.StatusUnauthorized, errors.New("this runs with your own Zerto user and password: type them; nothing was sent to Zerto"))
 		return nil, false
 	}
-	op, err := svc.NewOperator(user, password)
+	op, err := s.o.Recovery.NewOperator(user, password)
 	if err != nil {
 		writeError(w, http.StatusForbidden, fmt.Errorf("%w; nothing was sent to Zerto", err))
 		return nil, false

@@ -87,7 +87,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`.job[data-mode="test"][data-state="ok"]`)),
 		chromedp.WaitVisible(css(`button[data-action="stop-test"]`)),
 	)
-	if n := l.Sim.Count("failoverTest"); n != 1 {
+	if n := l.Sim.CountAccepted("failoverTest"); n != 1 {
 		t.Errorf("the simulator saw %d failover tests, want 1", n)
 	}
 	saveScreenshot(t, get(t, bctx, chromedp.CaptureScreenshot()))
@@ -99,7 +99,7 @@ func TestBrowser(t *testing.T) {
 		chromedp.WaitVisible(css(`.job[data-mode="stop-test"][data-state="ok"]`)),
 		chromedp.WaitNotPresent(css(`button[data-action="stop-test"]`)),
 	)
-	if n := l.Sim.Count("failoverTestStop"); n != 1 {
+	if n := l.Sim.CountAccepted("failoverTestStop"); n != 1 {
 		t.Errorf("the simulator saw %d test stops, want 1", n)
 	}
 

@@ -40,7 +40,13 @@ func noZerto(o *Options) {
 
 func newLab(t *testing.T, opts ...labOption) *lab {
 	t.Helper()
-	tl := testlab.New(t, testlab.Options{Hook: hook.Run})
+	return newLabOf(t, "", opts...)
+}
+
+// newLabOf is newLab on a scenario file of testdata ("" for lab.toml).
+func newLabOf(t *testing.T, scenario string, opts ...labOption) *lab {
+	t.Helper()
+	tl := testlab.New(t, testlab.Options{Hook: hook.Run, Scenario: scenario})
 	z := tl.Zerto(t)
 	svc := &recovery.Service{Z: z, Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui",
 		ZertoOptions: zvm.Options{URL: tl.Sim.URL, ClientID: testlab.ClientID, ClientSecret: testlab.ClientSecret, CacheDir: "-"},

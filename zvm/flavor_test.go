@@ -188,8 +188,8 @@ func TestPrivileges(t *testing.T) {
 		client, secret string
 		want           map[zvm.Operation]zvm.Allowed
 	}{
-		{"rewind-hook", "hook-secret", map[zvm.Operation]zvm.Allowed{zvm.OpCheckpoint: zvm.AllowedYes, zvm.OpFailoverTest: zvm.AllowedNo, zvm.OpFailover: zvm.AllowedNo, zvm.OpRestore: zvm.AllowedNo}},
-		{"rewind", "rewind-secret", map[zvm.Operation]zvm.Allowed{zvm.OpCheckpoint: zvm.AllowedYes, zvm.OpFailoverTest: zvm.AllowedYes, zvm.OpFailover: zvm.AllowedYes, zvm.OpRestore: zvm.AllowedYes}},
+		{"rewind-hook", "hook-secret", map[zvm.Operation]zvm.Allowed{zvm.OpCheckpoint: zvm.AllowedYes, zvm.OpFailoverTest: zvm.AllowedNo, zvm.OpFailover: zvm.AllowedNo, zvm.OpRestore: zvm.AllowedNo, zvm.OpStopTest: zvm.AllowedNo}},
+		{"rewind", "rewind-secret", map[zvm.Operation]zvm.Allowed{zvm.OpCheckpoint: zvm.AllowedYes, zvm.OpFailoverTest: zvm.AllowedYes, zvm.OpFailover: zvm.AllowedYes, zvm.OpRestore: zvm.AllowedYes, zvm.OpStopTest: zvm.AllowedYes}},
 	} {
 		c := simClient(t, sim.URL, func(o *zvm.Options) {
 			o.Username, o.Password, o.ClientID, o.ClientSecret = "", "", tt.client, tt.secret
@@ -199,6 +199,12 @@ func TestPrivileges(t *testing.T) {
 				t.Errorf("%s: %s: %v (%v), want %v", tt.client, p.Op, p.Allowed, p.Err, tt.want[p.Op])
 			}
 		}
+		// A stop is asked on its own, as a test's stop is sent.
+		if p := c.May(t.Context(), zvm.OpStopTest); p.Allowed != tt.want[zvm.OpStopTest] {
+			t.Errorf("%s: %s: %v (%v), want %v", tt.client, p.Op, p.Allowed, p.Err, tt.want[zvm.OpStopTest])
+		} else if p.Allowed == zvm.AllowedNo && !strings.Contains(p.Err.Error(), "not authorized") {
+			t.Errorf("%s: the refusal %v lacks Zerto's message", tt.client, p.Err)
+		}
 		roles, ok, err := c.TokenRoles(t.Context())
 		if err != nil || !ok || len(roles) != 1 {
 			t.Errorf("%s: token roles %v, %v, %v", tt.client, roles, ok, err)
@@ -207,7 +213,7 @@ func TestPrivileges(t *testing.T) {
 	if n := sim.CountInserts(); n != 0 {
 		t.Errorf("the probes inserted %d checkpoints", n)
 	}
-	for _, k := range []string{"insert", "failoverTest", "failover", "restore"} {
+	for _, k := range []string{"insert", "failoverTest", "failoverTestStop", "failover", "restore"} {
 		if n := sim.Count(k); n != 2 {
 			t.Errorf("%d %s probes, want 2", n, k)
 		}

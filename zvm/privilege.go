@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -27,7 +28,23 @@ const (
 	OpFailoverTest Operation = "start a failover test"
 	OpFailover     Operation = "fail over"
 	OpRestore      Operation = "restore a VM"
+	// OpStopTest is not among Privileges' answers (a role that tests
+	// stops its tests), but May asks it: a stop is sent on its own.
+	OpStopTest Operation = "stop a failover test"
 )
+
+// probes are the requests that ask the ZVM about an operation: each names
+// a VPG or VM that does not exist.
+var probes = map[Operation]struct {
+	path string
+	body any
+}{
+	OpCheckpoint:   {"/v1/vpgs/" + probeVPG + "/checkpoints", map[string]any{"checkpointName": "rewind-doctor-probe"}},
+	OpFailoverTest: {"/v1/vpgs/" + probeVPG + "/FailoverTest", map[string]any{}},
+	OpStopTest:     {"/v1/vpgs/" + probeVPG + "/FailoverTestStop", map[string]any{}},
+	OpFailover:     {"/v1/vpgs/" + probeVPG + "/Failover", map[string]any{"commitPolicy": int(CommitRollback), "shutdownPolicy": int(ShutdownNone)}},
+	OpRestore:      {"/v1/vms/" + probeVM + "/Restore", map[string]any{"vpgIdentifier": probeVPG, "checkpointIdentifier": "0", "commitPolicy": int(CommitNone)}},
+}
 
 // Allowed says what the ZVM answered an operation sent for an object that
 // does not exist.
@@ -59,31 +76,35 @@ type Privilege struct {
 // on. A 2xx, which no ZVM should answer for an object it has not, counts as
 // allowed.
 func (c *Client) Privileges(ctx context.Context) []Privilege {
-	probes := []struct {
-		op   Operation
-		path string
-		body any
-	}{
-		{OpCheckpoint, "/v1/vpgs/" + probeVPG + "/checkpoints", map[string]any{"checkpointName": "rewind-doctor-probe"}},
-		{OpFailoverTest, "/v1/vpgs/" + probeVPG + "/FailoverTest", map[string]any{}},
-		{OpFailover, "/v1/vpgs/" + probeVPG + "/Failover", map[string]any{"commitPolicy": int(CommitRollback), "shutdownPolicy": int(ShutdownNone)}},
-		{OpRestore, "/v1/vms/" + probeVM + "/Restore", map[string]any{"vpgIdentifier": probeVPG, "checkpointIdentifier": "0", "commitPolicy": int(CommitNone)}},
+	ops := []Operation{OpCheckpoint, OpFailoverTest, OpFailover, OpRestore}
+	out := make([]Privilege, len(ops))
+	for i, op := range ops {
+		out[i] = c.May(ctx, op)
 	}
-	out := make([]Privilege, len(probes))
-	for i, p := range probes {
-		_, err := c.post(ctx, p.path, p.body)
-		out[i] = Privilege{Op: p.op, Err: err}
-		var ze *Error
-		switch {
-		case err == nil:
-			out[i].Allowed = AllowedYes
-		case !errors.As(err, &ze):
-		case ze.Status == http.StatusForbidden:
-			out[i].Allowed = AllowedNo
-		case ze.Status == http.StatusBadRequest || ze.Status == http.StatusNotFound || ze.Status == http.StatusConflict || ze.Status == http.StatusUnprocessableEntity:
-			if ze.Kind != KindNotZerto {
-				out[i].Allowed = AllowedYes
-			}
+	return out
+}
+
+// May asks the ZVM whether the Client's credentials may do op, without
+// doing it, as Privileges does: the operation is sent for a VPG or VM that
+// does not exist. A refusal (AllowedNo) keeps Zerto's 403, with its
+// message, in Err.
+func (c *Client) May(ctx context.Context, op Operation) Privilege {
+	p, ok := probes[op]
+	if !ok {
+		return Privilege{Op: op, Err: fmt.Errorf("no probe of %q", op)}
+	}
+	_, err := c.post(ctx, p.path, p.body)
+	out := Privilege{Op: op, Err: err}
+	var ze *Error
+	switch {
+	case err == nil:
+		out.Allowed = AllowedYes
+	case !errors.As(err, &ze):
+	case ze.Status == http.StatusForbidden:
+		out.Allowed = AllowedNo
+	case ze.Status == http.StatusBadRequest || ze.Status == http.StatusNotFound || ze.Status == http.StatusConflict || ze.Status == http.StatusUnprocessableEntity:
+		if ze.Kind != KindNotZerto {
+			out.Allowed = AllowedYes
 		}
 	}
 	return out

@@ -229,7 +229,7 @@ func TestSimFaults(t *testing.T) {
 		{name: "latency past the deadline", setup: func(s *zvmsim.TestServer) { s.SetFaults(zvmsim.Faults{Latency: zvmsim.Duration(time.Minute)}) }, call: lookup, kind: zvm.KindTimeout},
 		{name: "wrong password", mod: func(o *zvm.Options) { o.Password = "wrong" }, call: lookup, kind: zvm.KindUnauthorized, message: true},
 		{name: "wrong client secret", mod: func(o *zvm.Options) {
-			o.Username, o.Password, o.ClientID, o.ClientSecret = "", "", zvmsim.DefaultClientID, "wrong"
+			o.Username, o.Password, o.ClientID, o.ClientSecret = "", "", zvmsim.DefaultHookClient, "wrong"
 		}, call: lookup, kind: zvm.KindUnauthorized, message: true},
 		{name: "session auth, wrong password", mod: func(o *zvm.Options) { o.Auth, o.Password = zvm.AuthSession, "wrong" }, call: lookup, kind: zvm.KindUnauthorized},
 		{name: "insert rejected", setup: func(s *zvmsim.TestServer) {

@@ -17,18 +17,39 @@ type client struct {
 	base  string
 	token string
 	http  *http.Client
+	creds Credentials // the scenario's, to log in with
 }
 
 func newClient(t testing.TB, ts *TestServer) *client {
-	c := &client{t: t, base: ts.URL, http: &http.Client{Timeout: 5 * time.Second}}
+	c := &client{t: t, base: ts.URL, http: &http.Client{Timeout: 5 * time.Second}, creds: ts.sc.Credentials}
 	c.token = c.login()
 	return c
 }
 
-// login obtains an access token with the default client credentials.
+// login obtains an access token for the scenario's first identity that
+// may do everything (a confidential client, else a user through the public
+// client), since the tests drive every route.
 func (c *client) login() string {
 	c.t.Helper()
-	st, body := c.form(url.Values{"grant_type": {"client_credentials"}, "client_id": {DefaultClientID}, "client_secret": {DefaultClientSecret}})
+	all := func(roles []string) bool {
+		return allows(roles, permCheckpoint) && allows(roles, permTest) && allows(roles, permFailover) && allows(roles, permRestore)
+	}
+	var form url.Values
+	for _, cl := range c.creds.Clients {
+		if cl.Secret != "" && all(cl.Roles) {
+			form = url.Values{"grant_type": {"client_credentials"}, "client_id": {cl.ID}, "client_secret": {cl.Secret}}
+			break
+		}
+	}
+	for _, u := range c.creds.Users {
+		if form == nil && all(u.Roles) {
+			form = url.Values{"grant_type": {"password"}, "client_id": {DefaultPublicClient}, "username": {u.Name}, "password": {u.Password}}
+		}
+	}
+	if form == nil {
+		c.t.Fatal("the scenario has no identity that may do everything")
+	}
+	st, body := c.form(form)
 	if st != http.StatusOK {
 		c.t.Fatalf("token: HTTP %d: %s", st, body)
 	}

@@ -175,15 +175,14 @@ func (d *Duration) UnmarshalText(b []byte) error {
 func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
 
 // The default credentials, shown in `rewind sim --help` and the README.
+// They are set up for least privilege, as docs/zvm-setup.md says a real
+// site is: the hook's client may tag checkpoints and read (Zerto's builder
+// role) and nothing else, an operator may also test, fail over and restore
+// (the user role), and the appliance's administrator may do everything.
 const (
-	DefaultUser         = "admin"
-	DefaultPassword     = "zerto"
-	DefaultPublicClient = "zerto-client"
-	DefaultClientID     = "rewind"
-	DefaultClientSecret = "rewind-secret"
-	// The least-privilege pair of docs/zvm-setup.md: a hook client that
-	// may tag checkpoints and read (Zerto's builder role) and nothing
-	// else, and an operator who may also test, fail over and restore.
+	DefaultUser             = "admin"
+	DefaultPassword         = "zerto"
+	DefaultPublicClient     = "zerto-client"
 	DefaultHookClient       = "rewind-hook"
 	DefaultHookClientSecret = "rewind-hook-secret"
 	DefaultOperator         = "operator"
@@ -192,8 +191,9 @@ const (
 
 // DefaultScenario returns the built-in lab: a vSphere-protected VPG with a 5 s
 // journal cadence, a VPG protected at an AWS site with a 630 s cadence, a VPG
-// whose tagged inserts fail with a Zerto reason, and a paused VPG. Its
-// identifiers are the same on every call.
+// whose tagged inserts fail with a Zerto reason, and a paused VPG, with the
+// least-privilege identities of the Default constants. Its identifiers are
+// the same on every call.
 func DefaultScenario() *Scenario {
 	sc := &Scenario{
 		Name:      "default lab",
@@ -229,12 +229,11 @@ func DefaultScenario() *Scenario {
 		},
 		Credentials: Credentials{
 			Users: []User{
-				{Name: DefaultUser, Password: DefaultPassword},
-				{Name: DefaultOperator, Password: DefaultOperatorPassword, Roles: []string{RoleAdmin}},
+				{Name: DefaultUser, Password: DefaultPassword, Roles: []string{RoleAdmin}},
+				{Name: DefaultOperator, Password: DefaultOperatorPassword, Roles: []string{RoleUser}},
 			},
 			Clients: []Client{
 				{ID: DefaultPublicClient},
-				{ID: DefaultClientID, Secret: DefaultClientSecret},
 				{ID: DefaultHookClient, Secret: DefaultHookClientSecret, Roles: []string{RoleBuilder}},
 			},
 		},

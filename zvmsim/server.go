@@ -65,6 +65,7 @@ type Server struct {
 	counts          map[string]int
 	// queryCounts counts requests by kind and query parameter: "vms?vmIdentifier".
 	queryCounts  map[string]int
+	accepted     map[string]int // by kind: the requests answered 2xx
 	tokensIssued int
 	insertsMade  int
 	taskSteps    *int // SetTaskSteps; nil means DefaultTaskSteps
@@ -207,6 +208,16 @@ func (s *Server) Count(kind string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.counts[kind]
+}
+
+// CountAccepted returns how many requests of a kind the Server answered
+// with a 2xx status: the operations it took on, without those it refused
+// (a 403 for a role that lacks the permission) or found nothing for (the
+// probes of an operation on a VPG that does not exist).
+func (s *Server) CountAccepted(kind string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.accepted[kind]
 }
 
 // CountQuery returns how many requests of a kind the Server has answered
@@ -357,6 +368,12 @@ func (s *Server) record(req Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.counts[req.Kind]++
+	if req.Status/100 == 2 {
+		if s.accepted == nil {
+			s.accepted = make(map[string]int)
+		}
+		s.accepted[req.Kind]++
+	}
 	if q, err := url.ParseQuery(req.Query); err == nil {
 		if s.queryCounts == nil {
 			s.queryCounts = make(map[string]int)

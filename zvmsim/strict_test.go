@@ -185,7 +185,7 @@ func TestClientCredentialsWithoutRefreshToken(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		ts, c := strictServer(t, Strict{NoClientCredentialsRefresh: strict})
 		_ = ts
-		_, body := c.form(url.Values{"grant_type": {"client_credentials"}, "client_id": {DefaultClientID}, "client_secret": {DefaultClientSecret}})
+		_, body := c.form(url.Values{"grant_type": {"client_credentials"}, "client_id": {"rewind"}, "client_secret": {"rewind-secret"}})
 		var tok map[string]any
 		json.Unmarshal(body, &tok)
 		if _, has := tok["refresh_token"]; has == strict {

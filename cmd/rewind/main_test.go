@@ -62,7 +62,8 @@ func TestScript(t *testing.T) {
 //
 // It listens on a free loopback port and sets REWIND_ZVM_URL and the
 // client_credentials of the scenario's first confidential client (the
-// default scenario's "rewind"), so that rewind finds it as a real ZVM.
+// default scenario's "rewind-hook", the hook's client of least privilege),
+// so that rewind finds it as a real ZVM.
 func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) > 1 {
 		ts.Fatalf("usage: sim [scenario.toml]")

@@ -10,6 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/internal/demo"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/ui"
+	"github.com/rewind-dev/rewind/zvmsim"
 	"github.com/spf13/cobra"
 )
 
@@ -29,6 +30,12 @@ cadence is pending, a host Zerto does not know is asked, and a destroyed VM
 or a checkpoint Zerto refuses is denied. Then it goes back for the protected
 call as "rewind undo ID --test" does, through the same recovery code: a
 failover test from the call's checkpoint, which it stops again.
+
+Its simulator is set up for least privilege, as a real ZVM should be: the
+hook's client may tag checkpoints and read, nothing more, and Zerto refuses
+it the test. So the test and its stop run as the simulator's operator, whose
+login the demo types itself where "rewind undo" asks you for yours. It does
+so for its own in-process simulator only, never another ZVM.
 
 It uses a temporary folder for its state, audit log, config and token
 cache, and removes it at the end: your own config, state, log and
@@ -60,6 +67,8 @@ then it cleans up as ever.`,
 				o.After = func(ctx context.Context, svc *recovery.Service) error {
 					svc.Tool = uiTool
 					fmt.Fprintln(cmd.ErrOrStderr(), "rewind demo: the page shows the demo's log and simulator; Ctrl-C stops them and removes the demo's folder.")
+					fmt.Fprintf(cmd.ErrOrStderr(), "rewind demo: its tests and restores ask for your own Zerto login, as on a ZVM set up for least privilege: the simulator's operator is user %s, password %s (docs/simulator.md).\n",
+						zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword)
 					return serveUI(ctx, out, cmd.ErrOrStderr(), "127.0.0.1:0", false, ui.Options{Log: svc.Log, Recovery: svc})
 				}
 			}

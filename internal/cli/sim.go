@@ -37,13 +37,15 @@ REWIND_ZVM_URL=http://127.0.0.1:` + defaultSimPort + `, work as they are.
 The first line on stdout is the URL it serves; a summary of the scenario goes
 to stderr. It runs until interrupted.
 
-The built-in scenario (without --scenario) accepts:
-  user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `, through client ` + zvmsim.DefaultPublicClient + ` (password grant)
-  client ` + zvmsim.DefaultClientID + `, secret ` + zvmsim.DefaultClientSecret + ` (client_credentials grant)
-and the same user with Basic auth on POST /v1/session/add (Windows ZVM), all
-allowed everything; and the least-privilege pair of docs/zvm-setup.md:
-  client ` + zvmsim.DefaultHookClient + `, secret ` + zvmsim.DefaultHookClientSecret + ` (Zerto's builder role: tags checkpoints and reads)
-  user ` + zvmsim.DefaultOperator + `, password ` + zvmsim.DefaultOperatorPassword + ` (admin: may also test, fail over and restore)`,
+The built-in scenario (without --scenario) is set up for least privilege, as
+docs/zvm-setup.md says a real ZVM should be:
+  client ` + zvmsim.DefaultHookClient + `, secret ` + zvmsim.DefaultHookClientSecret + ` (client_credentials grant): the hook's,
+    with Zerto's builder role: it tags checkpoints and reads, nothing more
+  user ` + zvmsim.DefaultOperator + `, password ` + zvmsim.DefaultOperatorPassword + `: a person's own, with the user role: it tests,
+    fails over and restores, typed when rewind undo or the page ask for it
+  user ` + zvmsim.DefaultUser + `, password ` + zvmsim.DefaultPassword + `: the administrator, allowed everything
+The users log in through client ` + zvmsim.DefaultPublicClient + ` (password grant), or with Basic
+auth on POST /v1/session/add (Windows ZVM). A scenario file sets its own.`,
 		Example: `  rewind sim
   rewind sim --addr 127.0.0.1:0 --tls --ca-out zvmsim-ca.pem
   rewind sim --scenario lab.toml`,
@@ -110,6 +112,15 @@ func runSim(ctx context.Context, stdout, stderr io.Writer, sc *zvmsim.Scenario, 
 	return srv.Serve(ctx, ln, tlsConfig)
 }
 
+// rolesNote says what an identity of the simulator may do: its Zerto
+// roles, or everything when it has none.
+func rolesNote(roles []string) string {
+	if roles == nil {
+		return ", allowed everything"
+	}
+	return ", roles: " + strings.Join(roles, ", ")
+}
+
 func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 	fmt.Fprintf(w, "ZVM simulator (%s) serving %s\n", sc.Name, url)
 	if caOut != "" {
@@ -141,17 +152,18 @@ func printSummary(w io.Writer, sc *zvmsim.Scenario, url, caOut string) {
 		fmt.Fprintf(w, "  %-16s %s -> %s, cadence %s, %s, VMs %s\n", v.Name, v.ProtectedSite, v.RecoverySite,
 			time.Duration(v.Cadence), note, strings.Join(v.VMs, ", "))
 	}
-	// Only identities are shown: secrets never go to output.
+	// Only identities and their roles are shown: secrets never go to
+	// output.
 	fmt.Fprintf(w, "credentials:\n")
 	for _, u := range sc.Credentials.Users {
-		fmt.Fprintf(w, "  user %s\n", u.Name)
+		fmt.Fprintf(w, "  user %s%s\n", u.Name, rolesNote(u.Roles))
 	}
 	for _, c := range sc.Credentials.Clients {
-		kind := "public client (password grant)"
+		kind, roles := "public client (password grant)", ""
 		if c.Secret != "" {
-			kind = "confidential client (client_credentials)"
+			kind, roles = "confidential client (client_credentials)", rolesNote(c.Roles)
 		}
-		fmt.Fprintf(w, "  %s %s\n", kind, c.ID)
+		fmt.Fprintf(w, "  %s %s%s\n", kind, c.ID, roles)
 	}
 	if h := sc.Strict.Habits(); len(h) > 0 {
 		fmt.Fprintf(w, "strict: %s\n", strings.Join(h, "; "))

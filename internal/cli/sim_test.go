@@ -112,7 +112,7 @@ func TestSimHelpDocumentsCredentials(t *testing.T) {
 	if err := cmd.Execute(); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range []string{zvmsim.DefaultUser, zvmsim.DefaultPassword, zvmsim.DefaultPublicClient, zvmsim.DefaultClientID, zvmsim.DefaultClientSecret, "--addr", "--scenario", "--tls", "--ca-out"} {
+	for _, s := range []string{zvmsim.DefaultUser, zvmsim.DefaultPassword, zvmsim.DefaultPublicClient, zvmsim.DefaultHookClient, zvmsim.DefaultHookClientSecret, zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword, "--addr", "--scenario", "--tls", "--ca-out"} {
 		if !strings.Contains(out.String(), s) {
 			t.Errorf("help lacks %q", s)
 		}
@@ -127,12 +127,12 @@ func TestSimSummaryKeepsSecrets(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	sum := stderr.String()
-	for _, want := range []string{"lab-apps", "cadence 5s", "cadence 10m30s", "aws-windows", "user admin", "zerto-client"} {
+	for _, want := range []string{"lab-apps", "cadence 5s", "cadence 10m30s", "aws-windows", "user admin, roles: admin", "user operator, roles: user", "zerto-client", "confidential client (client_credentials) rewind-hook, roles: builder"} {
 		if !strings.Contains(sum, want) {
 			t.Errorf("summary lacks %q:\n%s", want, sum)
 		}
 	}
-	if strings.Contains(sum, zvmsim.DefaultClientSecret) || strings.Contains(sum, "password "+zvmsim.DefaultPassword) {
+	if strings.Contains(sum, zvmsim.DefaultHookClientSecret) || strings.Contains(sum, zvmsim.DefaultOperatorPassword) || strings.Contains(sum, "password "+zvmsim.DefaultPassword) {
 		t.Errorf("summary shows a secret:\n%s", sum)
 	}
 }

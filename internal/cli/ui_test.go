@@ -107,8 +107,8 @@ func TestUIOptions(t *testing.T) {
 	}
 
 	env["REWIND_ZVM_URL"] = sim.URL
-	env["REWIND_ZVM_CLIENT_ID"] = zvmsim.DefaultClientID
-	env["REWIND_ZVM_CLIENT_SECRET"] = zvmsim.DefaultClientSecret
+	env["REWIND_ZVM_CLIENT_ID"] = zvmsim.DefaultHookClient
+	env["REWIND_ZVM_CLIENT_SECRET"] = zvmsim.DefaultHookClientSecret
 	stderr.Reset()
 	o, err = uiOptions("", getenv, &stderr)
 	if err != nil {
@@ -117,7 +117,7 @@ func TestUIOptions(t *testing.T) {
 	if o.Recovery == nil || o.Recovery.Tool != uiTool || o.Recovery.Log != o.Log || o.ZertoProblem != "" || stderr.Len() > 0 {
 		t.Errorf("with Zerto: %+v, stderr %q", o, stderr.String())
 	}
-	if strings.Contains(stderr.String(), zvmsim.DefaultClientSecret) {
+	if strings.Contains(stderr.String(), zvmsim.DefaultHookClientSecret) {
 		t.Error("the secret reached stderr")
 	}
 }

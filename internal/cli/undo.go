@@ -38,8 +38,13 @@ CheckpointIdentifier (with --checkpoint when it could be read as either).
   --test       (the default) starts a Zerto failover test from the call's
                checkpoint, for the VMs the call touched: test copies come up
                on the recovery site beside the live VMs, which are untouched.
-  --stop-test  stops that test; the test copies go away. A test rewind did
-               not start is stopped only when you confirm at the terminal.
+               Where Zerto does not let rewind's own client test (a ZVM set
+               up for least privilege), undo asks you at this machine's
+               terminal for your own Zerto user and password and runs the
+               test with them.
+  --stop-test  stops that test; the test copies go away. It asks for your
+               own credentials as --test does; a test rewind did not start
+               is stopped only when you confirm at the terminal.
   --restore    restores the VMs the call touched to the checkpoint (a journal
                VM restore) and commits it. Every change made to them after
                the checkpoint is lost: undo says which, takes a checkpoint of
@@ -50,10 +55,11 @@ CheckpointIdentifier (with --checkpoint when it could be read as either).
   --commit     commits a restore that waits in Zerto for its commit.
 
 A VM the hook protected in several VPGs goes back in one of them: name it
-with --vpg. Zerto is reached for reading, checkpoints and tests as the hook
-reaches it (the config's [zerto] table and the REWIND_ZVM_* variables); a
-restore, its commit and its rollback run with your own credentials, typed at
-the terminal and never kept. Every rewind is recorded in the audit log.`,
+with --vpg. Zerto is reached for reading and checkpoints as the hook reaches
+it (the config's [zerto] table and the REWIND_ZVM_* variables), and for tests
+too where Zerto lets the hook's client test; a restore, its commit and its
+rollback always run with your own credentials, typed at the terminal and
+never kept. Every rewind is recorded in the audit log.`,
 		Example: `  rewind undo 7k3m9qz2xw4t
   rewind undo 7k3m9q --stop-test
   rewind undo 7k3m9q --restore
@@ -157,16 +163,17 @@ func (u *undo) run(ctx context.Context) error {
 	req := u.req
 	pr := u.progress()
 	req.Progress = pr.show
-	switch {
-	case recovery.NeedsOperator(req.Mode):
+	if recovery.NeedsOperator(req.Mode) {
 		tty, err := u.terminal()
 		if err != nil {
 			return u.noTerminal(ctx, err)
 		}
 		defer tty.Close()
 		req.Confirm = u.asOperator(tty)
-	case req.Mode == recovery.ModeStopTest:
-		req.Confirm = u.stopOthers
+	} else {
+		// A test or a stop asks only when its plan needs it: Zerto refuses
+		// the hook's own client, or the test to stop is someone else's.
+		req.Confirm = u.confirm
 	}
 	results, err := u.svc.Run(ctx, req)
 	pr.end()
@@ -217,29 +224,47 @@ func (u *undo) asOperator(tty terminal) func(context.Context, *recovery.Plan) (*
 			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: fmt.Sprintf("%s not confirmed: nothing was %s", plan.Mode, pastTense(plan.Mode))}
 		}
 		tty.Say("This runs with your own Zerto credentials, not rewind's; they are used for it and not kept.")
-		user, err := tty.Line("Zerto user: ")
-		if err != nil {
-			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no Zerto user typed: nothing was " + pastTense(plan.Mode)}
-		}
-		password, err := tty.Secret("Password: ")
-		if err != nil {
-			return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no password typed: nothing was " + pastTense(plan.Mode)}
-		}
-		return u.svc.NewOperator(user, password)
+		return u.credentials(tty, plan)
 	}
 }
 
-// stopOthers confirms the stop of a failover test rewind did not start,
-// at the terminal.
-func (u *undo) stopOthers(ctx context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
+// credentials asks for the person's own Zerto user and password, and
+// returns their Operator.
+func (u *undo) credentials(tty terminal, plan *recovery.Plan) (*recovery.Operator, error) {
+	user, err := tty.Line("Zerto user: ")
+	if err != nil {
+		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no Zerto user typed: nothing was " + pastTense(plan.Mode)}
+	}
+	password, err := tty.Secret("Password: ")
+	if err != nil {
+		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "no password typed: nothing was " + pastTense(plan.Mode)}
+	}
+	return u.svc.NewOperator(user, password)
+}
+
+// confirm is the confirmation of a test or a stop that needs one, at the
+// terminal: the person's own Zerto credentials where Zerto refuses the
+// hook's client (the plan says why, and typing them is the confirmation),
+// else, for a test rewind did not start, the word stop.
+func (u *undo) confirm(ctx context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
 	tty, err := u.terminal()
 	if err != nil {
 		fmt.Fprintln(u.stderr, plan.Text())
-		return nil, &recovery.ConfirmError{Mode: plan.Mode,
-			Reason: fmt.Sprintf("the failover test was not started by rewind, and stopping it needs a person at this machine's terminal (%v): nothing was stopped", err)}
+		reason := fmt.Sprintf("the failover test was not started by rewind, and stopping it needs a person at this machine's terminal (%v): nothing was stopped", err)
+		switch {
+		case plan.AsPerson && plan.Foreign():
+			reason = fmt.Sprintf("the failover test was not started by rewind, and stopping it runs with your own Zerto credentials here, which needs a person at this machine's terminal (%v): nothing was stopped", err)
+		case plan.AsPerson:
+			reason = fmt.Sprintf("--%s runs with your own Zerto credentials here, and asking for them needs a person at this machine's terminal (%v): nothing was %s",
+				plan.Mode, err, pastTense(plan.Mode))
+		}
+		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: reason, Refused: plan.Refused}
 	}
 	defer tty.Close()
 	tty.Say(plan.Text())
+	if plan.AsPerson {
+		return u.credentials(tty, plan)
+	}
 	ok, err := confirm.Word(tty, "To stop it, type stop; anything else cancels: ", "stop")
 	if err != nil || !ok {
 		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: "stop not confirmed: nothing was stopped"}
@@ -257,6 +282,8 @@ func pastTense(mode string) string {
 		return "committed"
 	case recovery.ModeStopTest:
 		return "stopped"
+	case recovery.ModeTest:
+		return "started"
 	}
 	return "done"
 }
@@ -318,8 +345,9 @@ func (u *undo) print(res recovery.Result) error {
 			RecoverySite string   `json:"recovery_site,omitempty"`
 			Committed    []string `json:"committed,omitempty"`
 			Before       *before  `json:"before,omitempty"`
+			As           string   `json:"as,omitempty"`
 		}{ID: id, Mode: res.Mode, VPG: p.VPG, VMs: p.VMNames(), Checkpoint: p.Checkpoint, Tag: p.Tag, Task: res.Task, State: res.State,
-			TestVMs: res.TestVMs, RecoverySite: res.RecoverySite, Committed: res.Committed}
+			TestVMs: res.TestVMs, RecoverySite: res.RecoverySite, Committed: res.Committed, As: res.As}
 		if b := res.Before; b.AuditID != "" {
 			out.Before = &before{ID: b.AuditID, Checkpoint: b.Checkpoint, Tag: b.Tag}
 		}
@@ -330,14 +358,18 @@ func (u *undo) print(res recovery.Result) error {
 	cp := describe(p)
 	vms := strings.Join(p.VMNames(), ", ")
 	w := u.stdout
+	as := ""
+	if res.As != "" {
+		as = ", as Zerto user " + res.As
+	}
 	switch res.Mode {
 	case recovery.ModeTest:
-		fmt.Fprintf(w, "Failover test of VPG %s from %s: task %s.\n", p.VPG, cp, res.State)
+		fmt.Fprintf(w, "Failover test of VPG %s from %s%s: task %s.\n", p.VPG, cp, as, res.State)
 		fmt.Fprintf(w, "Test copies on recovery site %s: %s\n", res.RecoverySite, strings.Join(res.TestVMs, ", "))
 		fmt.Fprintf(w, "The live VM%s (%s) %s untouched. When you have checked the copies, stop the test:\n  rewind undo %s --stop-test%s\n",
 			plural(len(p.VMs)), vms, isAre(len(p.VMs)), u.req.ID, u.vpgFlag(p))
 	case recovery.ModeStopTest:
-		fmt.Fprintf(w, "Failover test of VPG %s stopped: task %s. Its test copies are gone.\n", p.VPG, res.State)
+		fmt.Fprintf(w, "Failover test of VPG %s stopped%s: task %s. Its test copies are gone.\n", p.VPG, as, res.State)
 	case recovery.ModeRollback:
 		fmt.Fprintf(w, "The journal restore of %s (VPG %s) is rolled back: task %s.\n", vms, p.VPG, res.State)
 	case recovery.ModeCommit:
@@ -398,15 +430,16 @@ func isAre(n int) string {
 // hint adds to err the fix a person can make, when there is one.
 func (u *undo) hint(err error) error {
 	var (
-		nf  *recovery.NotFoundError
-		amb *audit.AmbiguousError
-		pe  *recovery.PrefixError
-		ce  *recovery.ChoiceError
-		np  *recovery.NotProtectedError
-		ao  *recovery.AgedOutError
-		se  *recovery.StateError
-		he  *recovery.HookCredentialsError
-		le  *recovery.LoginError
+		nf   *recovery.NotFoundError
+		amb  *audit.AmbiguousError
+		pe   *recovery.PrefixError
+		ce   *recovery.ChoiceError
+		np   *recovery.NotProtectedError
+		ao   *recovery.AgedOutError
+		se   *recovery.StateError
+		he   *recovery.HookCredentialsError
+		le   *recovery.LoginError
+		conf *recovery.ConfirmError
 	)
 	id := u.req.ID
 	h := ""
@@ -433,8 +466,11 @@ func (u *undo) hint(err error) error {
 		h = "start one with: rewind undo " + id + " --test"
 	case errors.As(err, &se):
 		h = "wait until Zerto's operation on the VPG has ended"
+	case errors.As(err, &conf) && conf.Refused != nil:
+		h = "run it in a terminal of your own: it asks for your own Zerto user and password, which rewind does not keep (rewind's own client may tag checkpoints and read, nothing more: docs/zvm-setup.md)"
+	case errors.As(err, &conf):
 	case errors.As(err, &he):
-		h = "type your own Zerto user and password: rewind's own credentials never restore (docs/undo.md)"
+		h = "type your own Zerto user and password: rewind's own credentials never go back (docs/undo.md)"
 	case errors.As(err, &le):
 		h = "check your Zerto user name and password, and run the command again"
 	case errors.Is(err, context.Canceled):

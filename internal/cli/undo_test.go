@@ -43,23 +43,38 @@ func (f *fakeTerminal) answer(prompt string) (string, error) {
 
 func (f *fakeTerminal) Close() error { return nil }
 
-// undoLab is a simulator with the default scenario, whose user admin is
-// the operator here, and a Service whose own credentials are the client
-// rewind's, the hook's.
+// undoLab is a simulator with the default scenario, set up for least
+// privilege: a Service whose own credentials are the hook's client
+// rewind-hook's (builder: it tags and reads), and the user operator, a
+// person's own, who goes back.
 type undoLab struct {
 	sim *zvmsim.TestServer
 	log *audit.Log
 	svc *recovery.Service
 }
 
-func newUndoLab(t *testing.T) *undoLab {
+func newUndoLab(t *testing.T) *undoLab { return newUndoLabOf(t, nil) }
+
+// widerHook is the default scenario at a site that gave the hook's client
+// Zerto's admin role: it tests and stops tests itself.
+func widerHook() *zvmsim.Scenario {
+	sc := zvmsim.DefaultScenario()
+	for i, c := range sc.Credentials.Clients {
+		if c.ID == zvmsim.DefaultHookClient {
+			sc.Credentials.Clients[i].Roles = []string{zvmsim.RoleAdmin}
+		}
+	}
+	return sc
+}
+
+func newUndoLabOf(t *testing.T, sc *zvmsim.Scenario) *undoLab {
 	t.Helper()
-	sim := zvmsim.NewTestServer(t, nil)
+	sim := zvmsim.NewTestServer(t, sc)
 	sim.SetTaskSteps(0)
 	// The default scenario ticks every 5 s; the checkpoint of now need
 	// not wait for it.
 	sim.SetStrict(zvmsim.Strict{TagsAtOnce: true})
-	zo := zvm.Options{URL: sim.URL, ClientID: zvmsim.DefaultClientID, ClientSecret: zvmsim.DefaultClientSecret, CacheDir: "-"}
+	zo := zvm.Options{URL: sim.URL, ClientID: zvmsim.DefaultHookClient, ClientSecret: zvmsim.DefaultHookClientSecret, CacheDir: "-"}
 	z, err := zvm.New(zo)
 	if err != nil {
 		t.Fatal(err)
@@ -120,7 +135,7 @@ func TestUndoCheckBeforeAsking(t *testing.T) {
 	if err := l.sim.SetVPGStatus("lab-apps", zvmsim.StatusMoving, zvmsim.SubStatusNone); err != nil {
 		t.Fatal(err)
 	}
-	tty := &fakeTerminal{answers: []string{"web-01", zvmsim.DefaultUser, zvmsim.DefaultPassword}}
+	tty := &fakeTerminal{answers: []string{"web-01", zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}}
 	err := l.undo(rec.ID, recovery.ModeRestore, tty, io.Discard, io.Discard).run(context.Background())
 	var se *recovery.StateError
 	if !errors.As(err, &se) || len(tty.prompts) != 0 || l.sim.Count("insert") != 0 {
@@ -146,7 +161,7 @@ func TestUndoChecksEveryVPGFirst(t *testing.T) {
 	if err := l.sim.SetVPGStatus("lab-legacy", zvmsim.StatusMoving, zvmsim.SubStatusNone); err != nil {
 		t.Fatal(err)
 	}
-	tty := &fakeTerminal{answers: []string{"web-01, legacy-01", zvmsim.DefaultUser, zvmsim.DefaultPassword}}
+	tty := &fakeTerminal{answers: []string{"web-01, legacy-01", zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}}
 	err := l.undo(rec2.ID, recovery.ModeRestore, tty, io.Discard, io.Discard).run(context.Background())
 	var se *recovery.StateError
 	if !errors.As(err, &se) {
@@ -169,17 +184,17 @@ func TestUndoConfirmation(t *testing.T) {
 		restore bool
 		want    string
 	}{
-		{"Typed", []string{"web-01"}, []string{"web-01", zvmsim.DefaultUser, zvmsim.DefaultPassword}, true, ""},
-		{"TypedWithSpaces", []string{"web-01"}, []string{"  web-01  ", zvmsim.DefaultUser, zvmsim.DefaultPassword}, true, ""},
-		{"BothInAnyOrder", []string{"web-01", "db-01"}, []string{"db-01 web-01", zvmsim.DefaultUser, zvmsim.DefaultPassword}, true, ""},
+		{"Typed", []string{"web-01"}, []string{"web-01", zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}, true, ""},
+		{"TypedWithSpaces", []string{"web-01"}, []string{"  web-01  ", zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}, true, ""},
+		{"BothInAnyOrder", []string{"web-01", "db-01"}, []string{"db-01 web-01", zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}, true, ""},
 		{"OneOfTwo", []string{"web-01", "db-01"}, []string{"web-01"}, false, "restore not confirmed: nothing was restored"},
 		{"Yes", []string{"web-01"}, []string{"yes"}, false, "restore not confirmed: nothing was restored"},
 		{"OtherCase", []string{"web-01"}, []string{"WEB-01"}, false, "restore not confirmed: nothing was restored"},
 		{"Nothing", []string{"web-01"}, nil, false, "restore not confirmed: nothing was restored"},
-		{"NoPassword", []string{"web-01"}, []string{"web-01", zvmsim.DefaultUser}, false, "no password typed: nothing was restored"},
-		{"WrongPassword", []string{"web-01"}, []string{"web-01", zvmsim.DefaultUser, "guess"}, false, "Zerto refused the credentials of admin"},
-		{"HooksSecret", []string{"web-01"}, []string{"web-01", zvmsim.DefaultUser, zvmsim.DefaultClientSecret}, false, "rewind's own Zerto credentials"},
-		{"HooksAccount", []string{"web-01"}, []string{"web-01", "service-account-" + zvmsim.DefaultClientID, "x"}, false, "rewind's own Zerto credentials"},
+		{"NoPassword", []string{"web-01"}, []string{"web-01", zvmsim.DefaultOperator}, false, "no password typed: nothing was restored"},
+		{"WrongPassword", []string{"web-01"}, []string{"web-01", zvmsim.DefaultOperator, "guess"}, false, "Zerto refused the credentials of operator"},
+		{"HooksSecret", []string{"web-01"}, []string{"web-01", zvmsim.DefaultOperator, zvmsim.DefaultHookClientSecret}, false, "rewind's own Zerto credentials"},
+		{"HooksAccount", []string{"web-01"}, []string{"web-01", "service-account-" + zvmsim.DefaultHookClient, "x"}, false, "rewind's own Zerto credentials"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -245,11 +260,12 @@ func TestUndoNoTerminal(t *testing.T) {
 	}
 }
 
-// TestUndoStopSomeoneElses: the stop of a test rewind did not start is
-// asked at the terminal, and refused without one.
+// TestUndoStopSomeoneElses: where the hook's client may stop tests, the
+// stop of a test rewind did not start is asked at the terminal, and
+// refused without one.
 func TestUndoStopSomeoneElses(t *testing.T) {
 	t.Parallel()
-	l := newUndoLab(t)
+	l := newUndoLabOf(t, widerHook())
 	rec := l.protected(t, "lab-apps", "web-01")
 	if _, err := l.sim.StartTest("lab-apps", "", zvmsim.DefaultUser); err != nil {
 		t.Fatal(err)
@@ -273,5 +289,102 @@ func TestUndoStopSomeoneElses(t *testing.T) {
 	}
 	if _, _, running := l.sim.RunningTest("lab-apps"); running || !strings.Contains(stdout.String(), "stopped") {
 		t.Errorf("after the confirmed stop: running %v, stdout %q", running, stdout.String())
+	}
+}
+
+// TestUndoTestAsPerson: where Zerto refuses the hook's client a failover
+// test (least privilege), undo asks the person at the terminal for their
+// own Zerto credentials, once, and runs the test and its stop with them;
+// without a terminal, or with the hook's credentials, nothing is started.
+func TestUndoTestAsPerson(t *testing.T) {
+	t.Parallel()
+	l := newUndoLab(t)
+	rec := l.protected(t, "lab-apps", "web-01")
+
+	var stderr bytes.Buffer
+	err := l.undo(rec.ID, recovery.ModeTest, nil, io.Discard, &stderr).run(context.Background())
+	var he interface{ Hint() string }
+	if err == nil || !strings.Contains(err.Error(), "--test runs with your own Zerto credentials here, and asking for them needs a person at this machine's terminal") ||
+		!errors.As(err, &he) || !strings.Contains(he.Hint(), "run it in a terminal of your own") {
+		t.Errorf("no terminal: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "Zerto does not let rewind's own client start a failover test (Zerto: \"User service-account-rewind-hook is not authorized") {
+		t.Errorf("stderr %q does not say why", stderr.String())
+	}
+	for _, answers := range [][]string{nil, {"service-account-" + zvmsim.DefaultHookClient, "x"}, {zvmsim.DefaultOperator, zvmsim.DefaultHookClientSecret}, {zvmsim.DefaultOperator, "guess"}} {
+		if err := l.undo(rec.ID, recovery.ModeTest, &fakeTerminal{answers: answers}, io.Discard, io.Discard).run(context.Background()); err == nil {
+			t.Errorf("answers %q started a test", answers)
+		}
+	}
+	if n := l.sim.CountAccepted("failoverTest"); n != 0 {
+		t.Fatalf("%d tests started without the person's credentials", n)
+	}
+
+	tty := &fakeTerminal{answers: []string{zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}}
+	var stdout bytes.Buffer
+	if err := l.undo(rec.ID, recovery.ModeTest, tty, &stdout, io.Discard).run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(tty.prompts) != 2 || tty.prompts[0] != "Zerto user: " || tty.prompts[1] != "Password: " ||
+		!strings.Contains(tty.said.String(), "A failover test of VPG lab-apps from checkpoint") {
+		t.Errorf("the terminal showed %q and asked %q", tty.said.String(), tty.prompts)
+	}
+	if out := stdout.String(); !strings.Contains(out, ", as Zerto user operator: task Completed.") {
+		t.Errorf("stdout %q", out)
+	}
+	if _, _, running := l.sim.RunningTest("lab-apps"); !running || l.sim.CountAccepted("failoverTest") != 1 {
+		t.Fatal("the operator's test is not running")
+	}
+
+	// Its stop: rewind's own test, so the credentials are all it asks.
+	tty = &fakeTerminal{answers: []string{zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}}
+	stdout.Reset()
+	if err := l.undo(rec.ID, recovery.ModeStopTest, tty, &stdout, io.Discard).run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if len(tty.prompts) != 2 || !strings.Contains(stdout.String(), "stopped, as Zerto user operator: task Completed.") {
+		t.Errorf("stop: asked %q, stdout %q", tty.prompts, stdout.String())
+	}
+}
+
+// TestUndoTestWiderHook: where the hook's client may test, a test and its
+// stop run with it and ask nobody, as before least privilege.
+func TestUndoTestWiderHook(t *testing.T) {
+	t.Parallel()
+	l := newUndoLabOf(t, widerHook())
+	rec := l.protected(t, "lab-apps", "web-01")
+	var stdout bytes.Buffer
+	for _, mode := range []string{recovery.ModeTest, recovery.ModeStopTest} {
+		if err := l.undo(rec.ID, mode, nil, &stdout, io.Discard).run(context.Background()); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+	}
+	if out := stdout.String(); strings.Contains(out, "as Zerto user") || !strings.Contains(out, "Its test copies are gone.") {
+		t.Errorf("stdout %q", out)
+	}
+}
+
+// TestUndoStopSomeoneElsesAsPerson: at least privilege, the stop of a test
+// rewind did not start says whose test it ends and asks for the person's
+// credentials, which confirm it.
+func TestUndoStopSomeoneElsesAsPerson(t *testing.T) {
+	t.Parallel()
+	l := newUndoLab(t)
+	rec := l.protected(t, "lab-apps", "web-01")
+	if _, err := l.sim.StartTest("lab-apps", "", zvmsim.DefaultUser); err != nil {
+		t.Fatal(err)
+	}
+	var stderr bytes.Buffer
+	err := l.undo(rec.ID, recovery.ModeStopTest, nil, io.Discard, &stderr).run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not started by rewind, and stopping it runs with your own Zerto credentials here") ||
+		!strings.Contains(stderr.String(), "admin started it") {
+		t.Errorf("no terminal: %v, stderr %q", err, stderr.String())
+	}
+	tty := &fakeTerminal{answers: []string{zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword}}
+	if err := l.undo(rec.ID, recovery.ModeStopTest, tty, io.Discard, io.Discard).run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, running := l.sim.RunningTest("lab-apps"); running || !strings.Contains(tty.said.String(), "admin started it") {
+		t.Errorf("after the operator's stop: running %v, the terminal showed %q", running, tty.said.String())
 	}
 }

@@ -61,6 +61,9 @@ type Result struct {
 	Time                 time.Time `json:"time,omitzero"`
 	// AuditID is the decision's ID in the log, for `rewind undo`.
 	AuditID string `json:"audit_id,omitempty"`
+	// As is, for a rewind step, the Zerto user it ran as: the
+	// simulator's operator, since Zerto refuses the hook's client.
+	As string `json:"as,omitempty"`
 
 	about   string
 	elapsed time.Duration

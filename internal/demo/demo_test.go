@@ -3,11 +3,15 @@ package demo
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/recovery"
+	"github.com/rewind-dev/rewind/zvmsim"
 )
 
 func TestRunLeavesNothingBehind(t *testing.T) {
@@ -76,5 +80,35 @@ func TestJSONLineShape(t *testing.T) {
 	}
 	if want := `{"step":1,"call":"a && \"b\"","decision":"none","reason":"r","checkpoint":""}`; string(b) != want {
 		t.Errorf("line = %s, want %s", b, want)
+	}
+}
+
+// TestOperatorLoginOnlyForItsSimulator: the demo types the simulator's
+// operator login for its own in-process simulator, and refuses to for a
+// service that reaches anything else.
+func TestOperatorLoginOnlyForItsSimulator(t *testing.T) {
+	l, err := newLab(t.Context(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.close()
+	svc, err := l.recoveryService()
+	if err != nil {
+		t.Fatal(err)
+	}
+	op, err := l.asOperator(svc)(t.Context(), nil)
+	if err != nil || op.User != zvmsim.DefaultOperator {
+		t.Fatalf("the demo's own simulator: %v, %v", op, err)
+	}
+	before := len(l.srv.Requests())
+	for _, url := range []string{"https://zvm.lab.local", l.url + "/", strings.Replace(l.url, "127.0.0.1", "localhost", 1)} {
+		svc.ZertoOptions.URL = url
+		var ce *recovery.ConfirmError
+		if op, err := l.asOperator(svc)(t.Context(), nil); !errors.As(err, &ce) || op != nil || !strings.Contains(err.Error(), "for its own simulator at "+l.url+" only") {
+			t.Errorf("%s: %v, %v", url, op, err)
+		}
+	}
+	if n := len(l.srv.Requests()) - before; n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }

@@ -66,10 +66,14 @@ func (p *printer) header(url string) {
 		return
 	}
 	p.printf("%s\n", p.paint(bold, "rewind demo: an agent session on the built-in rules, each call through the real hook"))
-	about := fmt.Sprintf("Zerto: a ZVM simulator at %s with VPGs %s (a checkpoint every 0.5 s), %s (every 630 s, at an AWS site) and %s (refuses tagged checkpoints)",
+	about := fmt.Sprintf("Zerto: a ZVM simulator at %s with VPGs %s (a checkpoint every 0.5 s), %s (every 630 s, at an AWS site) and %s (refuses tagged checkpoints).",
 		url, fastVPG, slowVPG, refusingVPG)
-	for _, l := range wrap(about, p.o.Width) {
-		p.printf("%s\n", p.paint(dim, l))
+	access := fmt.Sprintf("It is set up for least privilege, as a real ZVM should be: the hook logs in as client %s, which may tag checkpoints and read, nothing more; going back is a person's.",
+		clientID)
+	for _, text := range []string{about, access} {
+		for _, l := range wrap(text, p.o.Width) {
+			p.printf("%s\n", p.paint(dim, l))
+		}
 	}
 	p.printf("\n")
 }

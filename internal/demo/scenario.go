@@ -20,8 +20,11 @@ const (
 	refusal = "Cannot insert a tagged checkpoint: VPG legacy-apps is resizing its journal history"
 )
 
-// scenario is the simulated lab the demo's calls meet. secret is the API
-// client's secret, fresh for every run.
+// scenario is the simulated lab the demo's calls meet, set up for least
+// privilege as a real ZVM should be (docs/zvm-setup.md): the hook's client
+// may tag checkpoints and read (Zerto's builder role), and going back is
+// the operator's (the user role), as the simulator's own default lab has
+// it. secret is the hook client's secret, fresh for every run.
 func scenario(secret string) *zvmsim.Scenario {
 	return &zvmsim.Scenario{
 		Name:      "rewind demo",
@@ -53,7 +56,11 @@ func scenario(secret string) *zvmsim.Scenario {
 			},
 		},
 		Credentials: zvmsim.Credentials{
-			Clients: []zvmsim.Client{{ID: clientID, Secret: secret}},
+			Users: []zvmsim.User{{Name: zvmsim.DefaultOperator, Password: zvmsim.DefaultOperatorPassword, Roles: []string{zvmsim.RoleUser}}},
+			Clients: []zvmsim.Client{
+				{ID: zvmsim.DefaultPublicClient},
+				{ID: clientID, Secret: secret, Roles: []string{zvmsim.RoleBuilder}},
+			},
 		},
 	}
 }

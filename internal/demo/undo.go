@@ -10,6 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvm"
+	"github.com/rewind-dev/rewind/zvmsim"
 )
 
 // The steps that go back, as the audit log names them.
@@ -32,7 +33,9 @@ const rewindPoll = 50 * time.Millisecond
 // undo ID --test` does, through the recovery package: a failover test
 // brings up a copy of the VM from the call's checkpoint. It then stops the
 // test, as `rewind undo ID --stop-test` does, so that nothing is left
-// running. The results are steps n and n+1.
+// running. The results are steps n and n+1. Zerto refuses the hook's
+// client both, so they run as the simulator's operator, whose credentials
+// the demo types itself (see asOperator).
 func (l *lab) rewind(ctx context.Context, n int, id string) ([]*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, rewindBudget)
 	defer cancel()
@@ -41,26 +44,28 @@ func (l *lab) rewind(ctx context.Context, n int, id string) ([]*Result, error) {
 		return nil, err
 	}
 	test := &Result{Step: n, Call: "rewind undo " + id + " --test",
-		about: "going back: a failover test brings up a copy of the VM from the checkpoint of the protected call, beside the running VM"}
+		about: "going back: a failover test brings up a copy of the VM from the checkpoint of the protected call, beside the running VM. " +
+			"Zerto refuses the hook's client a test, so it runs as the simulator's operator, whose login the demo types itself " +
+			"where rewind undo asks you for yours; it types it for no ZVM but its own simulator, " + l.url}
 	stop := &Result{Step: n + 1, Call: "rewind undo " + id + " --stop-test",
-		about: "the test is stopped, so nothing is left running"}
+		about: "the test is stopped, as the simulator's operator again, so nothing is left running"}
 	var tested, stopped []string
 	began := time.Now()
-	// The one operation every front end runs; rewind started this test, so
-	// its stop asks nobody, and a Confirm would only be asked for a test
-	// someone else started, which the demo never stops.
-	results, err := svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeTest})
+	// The one operation every front end runs; Confirm is asked because
+	// Zerto refuses the hook's client, and types the operator's login.
+	results, err := svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeTest, Confirm: l.asOperator(svc)})
 	if err != nil {
 		return nil, err
 	}
 	for _, res := range results {
 		p := res.Point
-		tested = append(tested, fmt.Sprintf("failover test of VPG %s from checkpoint %q (CheckpointIdentifier %s) for %s: Zerto's task %s; the test copy %s runs on %s",
-			p.VPG, p.Tag, p.Checkpoint, strings.Join(p.VMNames(), ", "), res.State, quoteAll(res.TestVMs), res.RecoverySite))
+		tested = append(tested, fmt.Sprintf("failover test of VPG %s from checkpoint %q (CheckpointIdentifier %s) for %s, as Zerto user %s: Zerto's task %s; the test copy %s runs on %s",
+			p.VPG, p.Tag, p.Checkpoint, strings.Join(p.VMNames(), ", "), res.As, res.State, quoteAll(res.TestVMs), res.RecoverySite))
 		test.point(p)
+		test.As = res.As
 	}
 	test.elapsed, began = time.Since(began), time.Now()
-	results, err = svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeStopTest})
+	results, err = svc.Run(ctx, recovery.Request{ID: id, Mode: recovery.ModeStopTest, Confirm: l.asOperator(svc)})
 	if err != nil {
 		return nil, err
 	}
@@ -74,8 +79,9 @@ func (l *lab) rewind(ctx context.Context, n int, id string) ([]*Result, error) {
 		if v.TestRunning {
 			return nil, fmt.Errorf("VPG %s still runs a failover test after its stop", p.VPG)
 		}
-		stopped = append(stopped, fmt.Sprintf("failover test of VPG %s stopped (Zerto's task %s): VPG %s runs no test", p.VPG, res.State, p.VPG))
+		stopped = append(stopped, fmt.Sprintf("failover test of VPG %s stopped as Zerto user %s (Zerto's task %s): VPG %s runs no test", p.VPG, res.As, res.State, p.VPG))
 		stop.point(p)
+		stop.As = res.As
 	}
 	stop.elapsed = time.Since(began)
 	test.Decision, test.Reason = UndoTest, strings.Join(tested, "; ")
@@ -84,6 +90,25 @@ func (l *lab) rewind(ctx context.Context, n int, id string) ([]*Result, error) {
 		return nil, err
 	}
 	return []*Result{test, stop}, nil
+}
+
+// asOperator is the confirmation of the demo's rewinds: the simulator's
+// operator, whose login the demo types itself where a person would type
+// theirs. It does so for the demo's own in-process simulator only: a
+// service that reaches any other address, a real ZVM above all, gets a
+// refusal, and nothing is sent there with these credentials.
+func (l *lab) asOperator(svc *recovery.Service) func(context.Context, *recovery.Plan) (*recovery.Operator, error) {
+	return func(_ context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
+		if svc.ZertoOptions.URL != l.url {
+			mode := ""
+			if plan != nil {
+				mode = plan.Mode
+			}
+			return nil, &recovery.ConfirmError{Mode: mode, Reason: fmt.Sprintf(
+				"the demo types the operator's login for its own simulator at %s only, not for %s: nothing was sent", l.url, svc.ZertoOptions.URL)}
+		}
+		return svc.NewOperator(zvmsim.DefaultOperator, zvmsim.DefaultOperatorPassword)
+	}
 }
 
 // point sets r's rewind point: the first one, when a call had several.
