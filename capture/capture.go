@@ -28,7 +28,7 @@ const DefaultMissTTL = time.Minute
 // Options configure a Capturer.
 type Options struct {
 	// StateDir is the folder for the per-VPG state, the lock files and the
-	// resolution cache (see audit.StateDir). It is created, mode 0700, when
+	// resolution cache (see dirs.State). It is created, mode 0700, when
 	// first written.
 	StateDir string
 	// TagPrefix starts every tag rewind writes (hook.tag_prefix).

@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
 )
@@ -131,7 +132,7 @@ func (s *Server) setup(ctx context.Context) (context.Context, context.CancelFunc
 
 // stateDir is rewind's state folder, where the audit log lives.
 func (s *Server) stateDir() (string, error) {
-	return audit.StateDir(s.o.Getenv)
+	return dirs.State(s.o.Getenv)
 }
 
 // capturer takes checkpoints as the hook does, with the same state folder,

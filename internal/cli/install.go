@@ -9,9 +9,9 @@ import (
 	"runtime"
 	"strings"
 
-	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/internal/hookfront"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
@@ -71,7 +71,7 @@ func (f *installFlags) options() (install.Options, error) {
 	}
 	// Without a state folder, an uninstall takes out what rewind's
 	// entries leave empty, as for an install made elsewhere.
-	state, _ := audit.StateDir(os.Getenv)
+	state, _ := dirs.State(os.Getenv)
 	return install.Options{Host: h, Scope: scope, Env: install.Env{Dir: cwd, Home: home}, Binary: bin, HookBinary: hookFront(bin),
 		Config: cfg, FailOpen: f.failOpen, StateDir: state}, nil
 }

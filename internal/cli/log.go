@@ -7,6 +7,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-dev/rewind/audit"
@@ -66,7 +67,7 @@ An outcome is never a line of the table, and -n counts decisions only.`,
 			if cmd.Flags().Changed("width") && width < minLogWidth {
 				return flagError(cmd, "width", fmt.Sprint(width), fmt.Sprintf("a number of columns, %d or more", minLogWidth))
 			}
-			dir, err := audit.StateDir(os.Getenv)
+			dir, err := dirs.State(os.Getenv)
 			if err != nil {
 				return err
 			}

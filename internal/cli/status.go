@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-dev/rewind/audit"
@@ -191,7 +192,7 @@ func collectStatus(ctx context.Context, configPath string, last int, getenv func
 	}
 	st.ZVM = zvmState(ctx, cfg, getenv)
 
-	dir, err := audit.StateDir(getenv)
+	dir, err := dirs.State(getenv)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/spf13/cobra"
 
 	"github.com/rewind-dev/rewind/audit"
@@ -65,7 +66,7 @@ timeline still works. It runs until interrupted.`,
 // Without Zerto the page still serves the timeline, and says why the rest
 // is missing.
 func uiOptions(configPath string, getenv func(string) string, stderr io.Writer) (ui.Options, error) {
-	dir, err := audit.StateDir(getenv)
+	dir, err := dirs.State(getenv)
 	if err != nil {
 		return ui.Options{}, err
 	}

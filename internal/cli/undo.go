@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
@@ -283,7 +284,7 @@ func (u *undo) service() (*recovery.Service, error) {
 	case err != nil:
 		return nil, u.hint(err)
 	}
-	dir, err := audit.StateDir(u.getenv)
+	dir, err := dirs.State(u.getenv)
 	if err != nil {
 		return nil, err
 	}

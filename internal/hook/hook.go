@@ -11,6 +11,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/internal/judge"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
@@ -69,7 +70,7 @@ func (zertoStep) Protect(ctx context.Context, call *judge.ProtectCall) judge.Pro
 	if err != nil {
 		return noCheckpoint(v, err)
 	}
-	stateDir, err := audit.StateDir(call.Getenv)
+	stateDir, err := dirs.State(call.Getenv)
 	if err != nil {
 		// Capture works without its state, each call with a tag of its own.
 		call.Warnf("%v: checkpoints are not reused", err)

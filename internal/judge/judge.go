@@ -13,6 +13,7 @@ import (
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/policy"
 )
 
@@ -499,7 +500,7 @@ func excerpt(ev *hostio.Event) string {
 
 func (r *run) appendAudit() {
 	r.rec.ElapsedMS = time.Since(r.start).Milliseconds()
-	dir, err := audit.StateDir(r.getenv)
+	dir, err := dirs.State(r.getenv)
 	if err != nil {
 		r.warnf("audit log: %v", err)
 		return

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/policy"
 )
 
@@ -29,7 +30,7 @@ func (r *run) recordOutcome(ctx context.Context) {
 	if pol, err := policy.New(cfg); err == nil && pol.Classify(ev.Call()).Effect == policy.None {
 		return
 	}
-	dir, err := audit.StateDir(r.getenv)
+	dir, err := dirs.State(r.getenv)
 	if err != nil {
 		r.warnf("audit log: %v", err)
 		return

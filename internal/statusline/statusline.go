@@ -24,6 +24,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/policy"
 )
 
@@ -170,7 +171,7 @@ func tally(session string, getenv func(string) string) audit.Tally {
 	if session == "" {
 		return audit.Tally{}
 	}
-	dir, err := audit.StateDir(getenv)
+	dir, err := dirs.State(getenv)
 	if err != nil {
 		return audit.Tally{}
 	}
