@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
 )
 
 // protectedCall makes a protected call through the hook and returns its

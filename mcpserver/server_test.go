@@ -13,8 +13,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvmsim"
 )

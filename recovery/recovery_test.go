@@ -12,8 +12,8 @@ import (
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )

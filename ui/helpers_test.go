@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvm"
 )

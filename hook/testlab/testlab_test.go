@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
 )
 
 func TestLab(t *testing.T) {

@@ -17,8 +17,8 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/testlab"
 )
 
 // TestNamedConfigBudgetBoundsStdin: a host that never closes stdin is

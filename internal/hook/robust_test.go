@@ -15,7 +15,7 @@ import (
 
 	"github.com/gofrs/flock"
 	"github.com/rewind-dev/rewind/capture"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 

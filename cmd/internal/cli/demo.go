@@ -7,7 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/rewind-dev/rewind/internal/demo"
+	"github.com/rewind-dev/rewind/cmd/internal/demo"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/ui"
 	"github.com/spf13/cobra"

@@ -9,10 +9,10 @@ import (
 	"runtime"
 	"strings"
 
+	"github.com/rewind-dev/rewind/cmd/internal/hookfront"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/install"
 	"github.com/rewind-dev/rewind/internal/dirs"
-	"github.com/rewind-dev/rewind/internal/hookfront"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/spf13/cobra"
 )

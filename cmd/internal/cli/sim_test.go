@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
@@ -80,7 +80,7 @@ func TestSimCommand(t *testing.T) {
 func TestSimCommandTLSAndScenario(t *testing.T) {
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
-	scenario := filepath.Join("..", "..", "zvmsim", "testdata", "fast.toml")
+	scenario := filepath.Join("..", "..", "..", "zvmsim", "testdata", "fast.toml")
 	url, _ := startSim(t, "--addr", "127.0.0.1:0", "--tls", "--ca-out", ca, "--scenario", scenario)
 	if !strings.HasPrefix(url, "https://") {
 		t.Fatalf("URL %q, want https", url)

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/rewind-dev/rewind/internal/statusline"
+	"github.com/rewind-dev/rewind/cmd/internal/statusline"
 )
 
 func newStatuslineCmd() *cobra.Command {

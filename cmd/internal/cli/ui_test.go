@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/cmd/internal/statusline"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/judge"
-	"github.com/rewind-dev/rewind/internal/statusline"
 	"github.com/rewind-dev/rewind/internal/version"
 )
 
