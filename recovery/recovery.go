@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -93,9 +94,9 @@ type Service struct {
 	// Tool names the front end in the audit records it writes, such as
 	// "rewind undo" (the default) or the MCP tool's name.
 	Tool string
-	// Warnf, when set, hears of a rewind that could not be recorded in the
-	// audit log: the rewind itself still happened.
-	Warnf func(format string, args ...any)
+	// Logger hears of a rewind that could not be recorded in the audit
+	// log: the rewind itself still happened. Nil discards it.
+	Logger *slog.Logger
 }
 
 // NewOperator returns the Operator of a person's own Zerto credentials on

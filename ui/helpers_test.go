@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -15,7 +16,6 @@ import (
 
 	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/hook/testlab"
-	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvm"
 )
@@ -40,13 +40,13 @@ func noZerto(o *Options) {
 
 func newLab(t *testing.T, opts ...labOption) *lab {
 	t.Helper()
-	tl := testlab.New(t, testlab.Options{Hook: hook.Run})
+	tl := testlab.New(t, testlab.Options{})
 	z := tl.Zerto(t)
 	svc := &recovery.Service{Z: z, Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui",
 		ZertoOptions: zvm.Options{URL: tl.Sim.URL, ClientID: testlab.ClientID, ClientSecret: testlab.ClientSecret, CacheDir: "-"},
 		Capture:      capture.New(z, capture.Options{StateDir: tl.Vars["REWIND_STATE_DIR"]})}
 	l := &lab{Lab: tl, svc: svc}
-	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
+	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -3,6 +3,7 @@ package zvm
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
@@ -23,8 +24,8 @@ type Setup struct {
 	// CacheDir is Options.CacheDir; when empty, the cache folder Getenv
 	// names (see dirs.Cache), or none, so that tokens stay in memory.
 	CacheDir string
-	// Warnf is Options.Warnf.
-	Warnf func(format string, args ...any)
+	// Logger is Options.Logger.
+	Logger *slog.Logger
 }
 
 // FromConfig returns the Client for a config's [zerto] settings, with the
@@ -63,7 +64,7 @@ func ConfigOptions(s zvmconf.Settings, su Setup) (Options, error) {
 		CAFile:             s.CAFile,
 		InsecureSkipVerify: s.InsecureSkipVerify,
 		CacheDir:           su.CacheDir,
-		Warnf:              su.Warnf,
+		Logger:             su.Logger,
 	}
 	if o.CacheDir == "" {
 		o.CacheDir = "-"

@@ -5,8 +5,7 @@
 // client, the audit log, and one real hook call made as Claude Code makes
 // it.
 //
-// It is for tests only; nothing outside _test.go files imports it. The
-// hook is handed in (a [HookFunc], which hook.Run is) rather than
-// imported, so that package hook's own tests can use the lab without an
-// import cycle.
+// It is for tests only; nothing outside _test.go files imports it. Its
+// hook is rewind hook's: package hook with the Zerto step of package
+// hook/zerto, whose tests use the lab from outside (package zerto_test).
 package testlab

@@ -5,15 +5,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook"
+	"github.com/rewind-dev/rewind/hook/zerto"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/judge"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
@@ -24,9 +25,6 @@ const (
 	ClientSecret = "rewind-secret"
 )
 
-// HookFunc runs the PreToolUse hook on one event; hook.Run is one.
-type HookFunc func(ctx context.Context, stdin io.Reader, stdout io.Writer, opts judge.Options) int
-
 // Options describe a lab.
 type Options struct {
 	// Scenario is the simulator's scenario file; "testdata/lab.toml" when
@@ -36,8 +34,6 @@ type Options struct {
 	Budget string
 	// Extra is TOML written after the config's [hook] section.
 	Extra string
-	// Hook is the hook Call runs.
-	Hook HookFunc
 }
 
 // Lab is a simulator, a config and the folders and environment a hook run
@@ -51,8 +47,6 @@ type Lab struct {
 	Vars map[string]string
 	// Log is the audit log in the state folder.
 	Log *audit.Log
-
-	hook HookFunc
 }
 
 // New starts the simulator on o.Scenario and writes the config.
@@ -74,12 +68,9 @@ func New(t testing.TB, o Options) *Lab {
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, "[hook]\nbudget = %q\n%s", o.Budget, o.Extra), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// The token cache lives in the user cache folder, which zvm finds from
-	// the process environment, not from Getenv.
 	cache := filepath.Join(dir, "cache")
-	t.Setenv("XDG_CACHE_HOME", cache)
 	state := filepath.Join(dir, "state")
-	return &Lab{Sim: sim, Dir: dir, Log: audit.Open(state), hook: o.Hook, Vars: map[string]string{
+	return &Lab{Sim: sim, Dir: dir, Log: audit.Open(state), Vars: map[string]string{
 		"REWIND_CONFIG":            cfg,
 		"REWIND_STATE_DIR":         state,
 		"REWIND_ZVM_URL":           sim.URL,
@@ -132,12 +123,13 @@ func BashEvent(id, command string) []byte {
 	return Event(id, "/", "Bash", map[string]string{"command": command})
 }
 
-// Hook runs the lab's hook on ev, as Claude Code does, and returns its
-// stdout, stderr and exit code.
+// Hook runs rewind's hook, with Zerto behind it, on ev, as Claude Code
+// does, and returns its stdout, its stderr (with the hook's diagnostics)
+// and its exit code.
 func (l *Lab) Hook(ev []byte) (stdout, stderr string, code int) {
 	var out, errb bytes.Buffer
-	code = l.hook(context.Background(), bytes.NewReader(ev), &out, judge.Options{
-		Host: hostio.Claude, Getenv: l.Getenv, Stderr: &errb,
+	code = hook.Run(context.Background(), bytes.NewReader(ev), &out, hook.Options{
+		Host: hostio.Claude, Getenv: l.Getenv, Stderr: &errb, Logger: logline.New(&errb, "rewind"), Protect: zerto.Step{},
 	})
 	return out.String(), errb.String(), code
 }

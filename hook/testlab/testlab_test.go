@@ -2,25 +2,23 @@ package testlab_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hook/testlab"
-	"github.com/rewind-dev/rewind/internal/hook"
 )
 
 func TestLab(t *testing.T) {
-	l := testlab.New(t, testlab.Options{Budget: "4s", Extra: "[capture]\nreuse_within = \"0s\"\n", Hook: hook.Run})
+	t.Parallel()
+	l := testlab.New(t, testlab.Options{Budget: "4s", Extra: "[capture]\nreuse_within = \"0s\"\n"})
 	cfg, err := os.ReadFile(l.Vars["REWIND_CONFIG"])
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := "[hook]\nbudget = \"4s\"\n[capture]\nreuse_within = \"0s\"\n"; string(cfg) != want {
 		t.Errorf("config %q, want %q", cfg, want)
-	}
-	if got := os.Getenv("XDG_CACHE_HOME"); got == "" || got != l.Getenv("XDG_CACHE_HOME") {
-		t.Errorf("XDG_CACHE_HOME %q in the process, %q in the lab", got, l.Getenv("XDG_CACHE_HOME"))
 	}
 	if vpgs, err := l.Zerto(t).VPGs(t.Context()); err != nil || len(vpgs) != 1 {
 		t.Fatalf("VPGs: %v, %v", vpgs, err)
@@ -36,6 +34,11 @@ func TestLab(t *testing.T) {
 	}
 	if recs := l.Records(t); len(recs) != 1 || recs[0].ID != r.ID || recs[0].Decision != audit.DecisionProtected {
 		t.Errorf("log %+v, want the protected call", recs)
+	}
+	// The token cache is the one the lab's environment names, not the
+	// process's.
+	if toks, _ := filepath.Glob(filepath.Join(l.Getenv("XDG_CACHE_HOME"), "rewind", "zvm-tokens", "*.json")); len(toks) != 1 {
+		t.Errorf("token cache files %q, want one in the lab's cache folder", toks)
 	}
 
 	a := testlab.ParseAnswer(t, func() string {

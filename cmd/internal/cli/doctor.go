@@ -198,7 +198,7 @@ func (d *doctor) config(configPath, cwd string) *policy.Config {
 func (d *doctor) zerto(ctx context.Context, cfg *policy.Config) {
 	d.secretsInEnv(os.Getenv)
 	// A fresh login, not a cached token, is what proves the credentials.
-	c, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: os.Getenv, CacheDir: "-", Warnf: func(string, ...any) {}})
+	c, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: os.Getenv, CacheDir: "-"})
 	switch {
 	case errors.Is(err, zvm.ErrNotConfigured):
 		d.line(checkFail, "zvm", "no ZVM configured, so every change to a VM is put to you instead of protected", zvm.Hint(err))

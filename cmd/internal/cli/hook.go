@@ -3,8 +3,10 @@ package cli
 import (
 	"strings"
 
+	"github.com/rewind-dev/rewind/hook"
+	"github.com/rewind-dev/rewind/hook/zerto"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"github.com/spf13/cobra"
 )
 
@@ -37,6 +39,8 @@ they follow hook.on_error (default: allow, with a warning to the user).`,
 				Host:       h,
 				ConfigPath: configPath,
 				Stderr:     cmd.ErrOrStderr(),
+				Logger:     logline.New(cmd.ErrOrStderr(), "rewind"),
+				Protect:    zerto.Step{},
 			})
 			if code != 0 {
 				return &exitError{code: code}

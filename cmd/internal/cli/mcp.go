@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"io"
 	"os"
 
@@ -36,7 +37,7 @@ Nothing but the protocol is written on stdout; diagnostics go to stderr.`,
 			srv := mcpserver.New(mcpserver.Options{
 				ConfigPath: configPath,
 				Dir:        wd,
-				Stderr:     cmd.ErrOrStderr(),
+				Logger:     logline.New(cmd.ErrOrStderr(), "rewind mcp"),
 				Version:    version.String(),
 			})
 			err = srv.Run(cmd.Context(), mcpserver.Transport(cmd.InOrStdin(), cmd.OutOrStdout()))

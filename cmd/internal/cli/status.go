@@ -243,7 +243,7 @@ func hookProblem(bin string, err error) string {
 // clock offset comes with the token.
 func zvmState(ctx context.Context, cfg *policy.Config, getenv func(string) string) zvmStatus {
 	var zs zvmStatus
-	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: getenv, Warnf: func(string, ...any) {}})
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: getenv})
 	switch {
 	case errors.Is(err, zvm.ErrNotConfigured):
 		zs.Fix = zvm.Hint(err) + "; meanwhile a change to a VM is asked"

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"io"
 	"net"
 	"os"
@@ -92,11 +93,11 @@ func serveUI(ctx context.Context, stdout, stderr io.Writer, addr string, open bo
 		return listenError(err, "--addr", addr)
 	}
 	defer ln.Close()
-	if o.Warnf == nil {
-		o.Warnf = func(format string, args ...any) { fmt.Fprintf(stderr, "rewind: "+format+"\n", args...) }
+	if o.Logger == nil {
+		o.Logger = logline.New(stderr, "rewind")
 	}
-	if o.Recovery != nil && o.Recovery.Warnf == nil {
-		o.Recovery.Warnf = o.Warnf
+	if o.Recovery != nil && o.Recovery.Logger == nil {
+		o.Recovery.Logger = o.Logger
 	}
 	srv, err := ui.New(ln.Addr(), o)
 	if err != nil {

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"io"
+	"log/slog"
 	"os"
 	"os/signal"
 	"strings"
@@ -143,9 +145,8 @@ type undo struct {
 	svc *recovery.Service
 }
 
-func (u *undo) warnf(format string, args ...any) {
-	fmt.Fprintf(u.stderr, "rewind: "+format+"\n", args...)
-}
+// logger writes rewind's diagnostics to the command's stderr.
+func (u *undo) logger() *slog.Logger { return logline.New(u.stderr, "rewind") }
 
 func (u *undo) run(ctx context.Context) error {
 	if u.svc == nil {
@@ -273,7 +274,7 @@ func (u *undo) service() (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: u.getenv, Warnf: u.warnf})
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: u.getenv, Logger: u.logger()})
 	var z *zvm.Client
 	if err == nil {
 		z, err = zvm.New(zo)
@@ -289,7 +290,7 @@ func (u *undo) service() (*recovery.Service, error) {
 		return nil, err
 	}
 	svc := recovery.NewService(cfg, z, zo, dir)
-	svc.Warnf = u.warnf
+	svc.Logger = u.logger()
 	return svc, nil
 }
 

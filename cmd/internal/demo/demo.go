@@ -16,8 +16,10 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook"
+	"github.com/rewind-dev/rewind/hook/zerto"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/hook"
+	"github.com/rewind-dev/rewind/internal/logline"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvmsim"
@@ -263,7 +265,8 @@ func (l *lab) play(ctx context.Context, n int, s step) (*Result, error) {
 		ConfigPath: l.config,
 		Getenv:     l.getenv,
 		Stderr:     &stderr,
-		CacheDir:   l.cacheDir,
+		Logger:     logline.New(&stderr, "rewind"),
+		Protect:    zerto.Step{CacheDir: l.cacheDir},
 	})
 	res := &Result{Step: n, Call: s.call(), about: s.about, elapsed: time.Since(began)}
 	if code != 0 {
