@@ -203,7 +203,11 @@ func protected(f facts) ruling {
 		reason := fmt.Sprintf("rewind: no Zerto configured: nothing to rewind to (%s would change %s)", ruleName(v), strings.Join(v.Targets, ", "))
 		r = ruling{Decision: hostio.Decision{Permission: hostio.Ask, Reason: withHint(reason, o.Hint)}, Logged: audit.DecisionAsk}
 	default:
-		reason := failedReason(o.Failures)
+		failures := o.Failures
+		if len(failures) == 0 {
+			failures = []string{strings.Join(v.Targets, ", ") + ": the protect step gave no reason"}
+		}
+		reason := failedReason(failures)
 		if len(o.Unknown) > 0 {
 			// Said as well, so that a retry after the failure is mended
 			// is not met by a second surprise.

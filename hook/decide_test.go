@@ -59,6 +59,8 @@ var decisionTable = []struct {
 				want: hostio.Deny, logged: audit.DecisionDeny, says: []string{"ReplicationPausedUserInitiated", "; nosuch is not a VM Zerto protects"}},
 			{name: "no protect step", f: facts{Verdict: protect("web-01")},
 				want: hostio.Deny, logged: audit.DecisionDeny, says: []string{"no checkpoint for web-01: this program takes no checkpoints"}},
+			{name: "a step that says nothing", f: facts{Verdict: protect("web-01"), Outcome: &Outcome{}},
+				want: hostio.Deny, logged: audit.DecisionDeny, says: []string{"no checkpoint for web-01: the protect step gave no reason"}},
 		},
 	},
 	{

@@ -86,7 +86,9 @@ func (k Kind) String() string {
 	return fmt.Sprintf("Kind(%d)", int(k))
 }
 
-// Outcome is what a Protector got for a call.
+// Outcome is what a Protector got for a call. The zero Outcome is Failed:
+// a step that says nothing has no checkpoint to show, and the call is
+// denied.
 type Outcome struct {
 	Kind Kind
 	// Points are the checkpoints, one per VPG, landed or pending.
