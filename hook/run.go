@@ -202,8 +202,9 @@ func (r *run) judge(ctx context.Context) answer {
 		r.opts.Logger.Warn(fmt.Sprintf("%s is not trusted, so it can only tighten the policy; ignored: %s (to trust it: rewind trust %s)",
 			path, strings.Join(ignored, "; "), path))
 	}
-	r.configured(cfg)
+	// Before the watch is told of the event, which it then reads.
 	ev.ResolveServers(cfg)
+	r.configured(cfg)
 	pol, err := policy.New(cfg)
 	if err != nil {
 		return r.brokenConfig(ctx, err)

@@ -124,7 +124,7 @@ func TestStateFolderUnusable(t *testing.T) {
 	for _, name := range []string{"a file", "no HOME"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, "3s", "")
+			e := newEnv(t, "20s", "")
 			if name == "a file" {
 				file := filepath.Join(e.Dir, "file")
 				os.WriteFile(file, nil, 0o600)
@@ -149,7 +149,7 @@ func TestStateFolderUnusable(t *testing.T) {
 // both are protected.
 func TestTwoVPGsInParallel(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "5s", "")
+	e := newEnv(t, "20s", "")
 	dir := e.Vars["REWIND_STATE_DIR"]
 	os.MkdirAll(dir, 0o700)
 	fl := flock.New(capture.LockFile(dir, e.Sim.VPGIdentifier("fast")))
@@ -178,7 +178,7 @@ func TestTwoVPGsInParallel(t *testing.T) {
 // answer, warning or log record, whatever the ZVM says.
 func TestSecretsNeverShown(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "3s", "")
+	e := newEnv(t, "20s", "")
 	secret := e.Vars["REWIND_ZVM_CLIENT_SECRET"]
 	var texts []string
 	collect := func(id, cmd string) answer {
@@ -270,7 +270,7 @@ func TestSecretsStayOutOfTheReason(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, "10s", "")
+			e := newEnv(t, "20s", "")
 			tt.setup(t, e)
 			out, errs, _ := e.Hook(testlab.BashEvent("t1", "govc vm.power -off -vm web-01"))
 			if !strings.Contains(out, `"permissionDecision":"deny"`) {
@@ -362,7 +362,7 @@ func TestAuditRecordsMappedVMs(t *testing.T) {
 // ask where it is past a limit, never a crash or a silent pass.
 func TestHostileShapes(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "10s", "")
+	e := newEnv(t, "20s", "")
 	tests := []struct {
 		name, command, decision string
 	}{

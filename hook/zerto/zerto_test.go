@@ -37,7 +37,9 @@ func TestMain(m *testing.M) {
 // env is the shared test lab: rewind hook with the Zerto step.
 type env struct{ *testlab.Lab }
 
-// newEnv starts the test lab and a config with budget and extra TOML.
+// newEnv starts the test lab and a config with budget and extra TOML. A
+// test of no budget gives a generous one: the calls answer as soon as
+// they can, and the tests run in parallel on a loaded machine.
 func newEnv(t *testing.T, budget string, extra string) *env {
 	t.Helper()
 	return &env{testlab.New(t, testlab.Options{Budget: budget, Extra: extra})}
@@ -127,7 +129,7 @@ func TestDecisionTable(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, "3s", tt.extra)
+			e := newEnv(t, "20s", tt.extra)
 			a, raw, _ := e.run(t, strings.ReplaceAll(tt.name, " ", "-"), tt.command)
 			h := a.HookSpecificOutput
 			if h.PermissionDecision != tt.decision {
@@ -176,7 +178,7 @@ func TestDecisionTable(t *testing.T) {
 // capture's TestProgressOverrun.)
 func TestOverrun(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "3s", "")
+	e := newEnv(t, "20s", "")
 	ev, err := hostio.Decode(bytes.NewReader(testlab.BashEvent("late", "govc vm.power -off -vm win2019-1")), hostio.Claude)
 	if err != nil {
 		t.Fatal(err)
@@ -215,7 +217,7 @@ func TestDecideAgreesWithRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, "3s", "")
+			e := newEnv(t, "20s", "")
 			ev, err := hostio.Decode(bytes.NewReader(testlab.BashEvent("d-"+tt.name, tt.command)), hostio.Claude)
 			if err != nil {
 				t.Fatal(err)
@@ -247,7 +249,7 @@ func TestDecideAdvice(t *testing.T) {
 	for _, advice := range []bool{true, false} {
 		t.Run(fmt.Sprint("advice=", advice), func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, "3s", "")
+			e := newEnv(t, "20s", "")
 			ev, err := hostio.Decode(bytes.NewReader(testlab.BashEvent("", cmd)), hostio.Claude)
 			if err != nil {
 				t.Fatal(err)
@@ -280,7 +282,7 @@ func (f stepFunc) Protect(ctx context.Context, call *hook.Call) hook.Outcome { r
 // in its own answer.
 func TestAuditIDsIdentifyOneCall(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "3s", "")
+	e := newEnv(t, "20s", "")
 	var answers []string
 	for _, session := range []string{"s1", "s2", "s2", "s1"} {
 		ev := strings.Replace(string(testlab.BashEvent("toolu_01", "govc vm.power -off -vm web-01")), `"session_id":"s1"`, `"session_id":"`+session+`"`, 1)
@@ -305,7 +307,7 @@ func TestAuditIDsIdentifyOneCall(t *testing.T) {
 
 func TestNoZertoConfigured(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, "3s", "")
+	e := newEnv(t, "20s", "")
 	e.Vars["REWIND_ZVM_URL"] = ""
 	a, _, _ := e.run(t, "x", "govc vm.power -off -vm web-01")
 	if h := a.HookSpecificOutput; h.PermissionDecision != "ask" || !strings.Contains(h.PermissionDecisionReason, "no Zerto configured: nothing to rewind to") {
