@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -28,7 +29,7 @@ const DefaultMissTTL = time.Minute
 // Options configure a Capturer.
 type Options struct {
 	// StateDir is the folder for the per-VPG state, the lock files and the
-	// resolution cache (see audit.StateDir). It is created, mode 0700, when
+	// resolution cache (see dirs.State). It is created, mode 0700, when
 	// first written.
 	StateDir string
 	// TagPrefix starts every tag rewind writes (hook.tag_prefix).
@@ -53,6 +54,9 @@ type Options struct {
 	// Progress, when set, follows the Capture, so that a caller can answer
 	// from it when its own deadline passes first (see Progress.Overrun).
 	Progress *Progress
+	// Logger hears of what Capture could not do and went on without (a
+	// let-through that could not be recorded); nil discards it.
+	Logger *slog.Logger
 }
 
 // Capturer takes checkpoints through one ZVM client. It is safe for
@@ -78,6 +82,9 @@ func New(z *zvm.Client, o Options) *Capturer {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return &Capturer{z: z, o: o}
 }
@@ -266,7 +273,7 @@ func (c *Capturer) Capture(ctx context.Context, req Request) Outcome {
 		// comes first.
 		now := c.zNow()
 		for _, p := range out.Points {
-			_ = c.letThrough(ctx, p, now)
+			c.logLost(p, c.letThrough(ctx, p, now))
 		}
 	}
 	out.ZVMOffset, out.OffsetKnown = c.z.Offset()

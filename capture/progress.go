@@ -128,7 +128,7 @@ func (p *Progress) Overrun(ctx context.Context, budget time.Duration) Outcome {
 		if c.mayRun(out.Kind) {
 			now := c.zNow()
 			for _, pt := range out.Points {
-				_ = c.recordLetThrough(ctx, pt, now)
+				c.logLost(pt, c.recordLetThrough(ctx, pt, now))
 			}
 		}
 	}

@@ -216,6 +216,16 @@ func (c *Capturer) letThrough(ctx context.Context, p Point, now time.Time) error
 	return c.recordLetThrough(ctx, p, now)
 }
 
+// logLost logs a let-through of p that could not be recorded: a later
+// call on its VPG may then be protected by p's checkpoint, older than what
+// this call changes. Without a state folder nothing is recorded, as the
+// caller was told.
+func (c *Capturer) logLost(p Point, err error) {
+	if err != nil && !errors.Is(err, errNoStateDir) {
+		c.o.Logger.Warn("a call let through is not recorded, so a later call may reuse its older checkpoint", "vpg", p.VPG, "err", err)
+	}
+}
+
 // recordLetThrough is letThrough within ctx as it is, for a caller whose
 // own answer is due (Progress.Overrun).
 func (c *Capturer) recordLetThrough(ctx context.Context, p Point, now time.Time) error {

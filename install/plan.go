@@ -17,6 +17,8 @@ import (
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rogpeppe/go-internal/diff"
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // Options say what to install where.
@@ -1079,63 +1081,39 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-// shellQuote quotes s for a POSIX shell when it needs it.
+// shellQuote quotes s as one word of a POSIX shell's command line: hosts
+// run hook commands with sh.
 func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '/' || r == '.' || r == '-' || r == '_' || r == ':' || r == '+' || r == '@' ||
-			r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z')
-	}) < 0 {
-		return s
+	if q, err := syntax.Quote(s, syntax.LangPOSIX); err == nil {
+		return q
 	}
+	// A control character (or a NUL), which POSIX quoting has no escape
+	// for: single quotes hold it as it is.
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// shellWords splits a command line into words the way a POSIX shell would
-// for the simple lines settings hold: white space separates words, and
-// single and double quotes and backslashes quote.
+// shellWords splits a command line into the words a POSIX shell would run,
+// its quotes removed; a line that does not parse, or would run a command to
+// make a word, has none. A variable stays as it is written ($NAME): what it
+// stands for is the host's to say when it runs the line (doctor expands
+// the project folder's, see its binary check).
 func shellWords(s string) []string {
-	var words []string
-	var b bytes.Buffer
-	inWord := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if inWord {
-				words = append(words, b.String())
-				b.Reset()
-				inWord = false
-			}
-		case c == '\'':
-			inWord = true
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				b.WriteString(s[i+1:])
-				i = len(s)
-				break
-			}
-			b.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-		case c == '"':
-			inWord = true
-			for i++; i < len(s) && s[i] != '"'; i++ {
-				// Inside double quotes a backslash quotes only these.
-				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("$`\"\\\n", s[i+1]) >= 0 {
-					i++
-				}
-				b.WriteByte(s[i])
-			}
-		case c == '\\' && i+1 < len(s):
-			inWord = true
-			i++
-			b.WriteByte(s[i])
-		default:
-			inWord = true
-			b.WriteByte(c)
+	var words []*syntax.Word
+	for w, err := range syntax.NewParser(syntax.Variant(syntax.LangPOSIX)).WordsSeq(strings.NewReader(s)) {
+		if err != nil {
+			return nil
 		}
+		words = append(words, w)
 	}
-	if inWord {
-		words = append(words, b.String())
+	asWritten := func(name string) string {
+		if name == "IFS" {
+			return "" // unset: words split at white space
+		}
+		return "$" + name
 	}
-	return words
+	fields, err := expand.Fields(&expand.Config{Env: expand.FuncEnviron(asWritten)}, words...)
+	if err != nil {
+		return nil
+	}
+	return fields
 }

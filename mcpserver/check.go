@@ -9,8 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/hook"
+	"github.com/rewind-dev/rewind/hook/zerto"
 	"github.com/rewind-dev/rewind/hostio"
-	"github.com/rewind-dev/rewind/internal/hook"
 	"github.com/rewind-dev/rewind/policy"
 )
 
@@ -79,8 +80,9 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckInpu
 		Host:       host,
 		ConfigPath: s.o.ConfigPath,
 		Getenv:     s.o.Getenv,
-		Stderr:     s.o.Stderr,
+		Logger:     s.o.Logger,
 		Advice:     true,
+		Protect:    zerto.Step{},
 	})
 	out := checkOutput(res)
 	// Only a checkpoint is worth a line in the decision log: it is a rewind
@@ -89,7 +91,7 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckInpu
 	if res.Record != nil && len(res.Record.Checkpoints) > 0 {
 		res.Record.Decision = audit.DecisionCheckpoint
 		if err := s.appendAudit(ctx, res.Record); err != nil {
-			s.warnf("audit log: %v", err)
+			s.o.Logger.Warn("audit log", "err", err)
 			out.Warning = join(out.Warning, "the decision log could not be written: "+err.Error())
 			out.AuditID = ""
 		}

@@ -20,5 +20,5 @@
 // config), so an edit applies at once. Zerto's failures are tool errors
 // that carry Zerto's own message, which the model reads and can act on.
 // The server speaks only the protocol on its output; diagnostics go to the
-// Stderr of its Options.
+// Logger of its Options.
 package mcpserver

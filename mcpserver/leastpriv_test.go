@@ -6,15 +6,14 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 )
 
 // newLeastPrivLab is the lab of testdata/leastpriv.toml: the hook's client
 // may tag checkpoints and read, nothing more.
 func newLeastPrivLab(t *testing.T) *lab {
 	t.Helper()
-	l := &lab{Lab: testlab.New(t, testlab.Options{Scenario: "testdata/leastpriv.toml", Budget: "3s", Hook: hook.Run}), stderr: &testlab.Buffer{}}
+	l := &lab{Lab: testlab.New(t, testlab.Options{Scenario: "testdata/leastpriv.toml", Budget: "3s"}), stderr: &testlab.Buffer{}}
 	l.connect(t)
 	return l
 }

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 

@@ -129,7 +129,7 @@ func (s *Server) service(tool string) (*recovery.Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Warnf: s.warnf})
+	zo, err := zvm.ConfigOptions(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Logger: s.o.Logger})
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +142,7 @@ func (s *Server) service(tool string) (*recovery.Service, error) {
 		return nil, err
 	}
 	svc := recovery.NewService(cfg, z, zo, dir)
-	svc.Poll, svc.Tool, svc.Warnf = s.o.Poll, tool, s.warnf
+	svc.Poll, svc.Tool, svc.Logger = s.o.Poll, tool, s.o.Logger
 	return svc, nil
 }
 
@@ -323,7 +323,7 @@ func (s *Server) progress(ctx context.Context, req *mcp.CallToolRequest) func(re
 			Progress: float64(p.Index*100 + min(max(t.Progress, 0), 100)), Total: float64(max(p.Of, 1) * 100),
 		})
 		if err != nil {
-			s.warnf("progress: %v", err)
+			s.o.Logger.Warn("progress", "err", err)
 		}
 	}
 }

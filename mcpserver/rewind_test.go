@@ -11,8 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 )
 
 // protectedCall makes a protected call through the hook and returns its
@@ -203,7 +202,7 @@ func TestStopSomeoneElsesTest(t *testing.T) {
 // TestRewindChoosesVPG: a VM protected in two VPGs is tested from the one
 // the person chose; without a choice the answer names both.
 func TestRewindChoosesVPG(t *testing.T) {
-	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Hook: hook.Run, Scenario: "testdata/shared.toml"}), stderr: &testlab.Buffer{}}
+	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Scenario: "testdata/shared.toml"}), stderr: &testlab.Buffer{}}
 	l.connect(t)
 	id := protectedCall2(t, l, "web-01")
 	text, isErr := l.call(t, "zerto_rewind", map[string]any{"id": id, "mode": "test"}, nil)

@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
-	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvm"
 )
@@ -25,8 +26,8 @@ type Options struct {
 	Dir string
 	// Getenv reads the environment; nil means os.Getenv.
 	Getenv func(string) string
-	// Stderr receives diagnostics; nil discards them.
-	Stderr io.Writer
+	// Logger receives diagnostics; nil discards them.
+	Logger *slog.Logger
 	// Version is rewind's version, as the server announces it.
 	Version string
 	// Poll is how often a Zerto task is polled while a tool waits for it;
@@ -50,8 +51,8 @@ func New(o Options) *Server {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
-	if o.Stderr == nil {
-		o.Stderr = io.Discard
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	if o.Poll <= 0 {
 		o.Poll = time.Second
@@ -73,10 +74,6 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 // Run serves one client over the transport until it disconnects or ctx ends.
 func (s *Server) Run(ctx context.Context, t mcp.Transport) error {
 	return s.srv.Run(ctx, t)
-}
-
-func (s *Server) warnf(format string, args ...any) {
-	fmt.Fprintf(s.o.Stderr, "rewind mcp: "+format+"\n", args...)
 }
 
 // dir is the directory calls are judged in.
@@ -103,7 +100,7 @@ func (s *Server) config() (*policy.Config, error) {
 // variables applied as the hook applies them; its error carries the fix
 // (zvm.Hint), as the tool's answer is all the model and the person see.
 func (s *Server) zerto(cfg *policy.Config) (*zvm.Client, error) {
-	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Warnf: s.warnf})
+	z, err := zvm.FromConfig(cfg.Zerto, zvm.Setup{Getenv: s.o.Getenv, Logger: s.o.Logger})
 	if err != nil {
 		if h := zvm.Hint(err); h != "" {
 			return nil, fmt.Errorf("%w; fix: %s", err, h)
@@ -131,7 +128,7 @@ func (s *Server) setup(ctx context.Context) (context.Context, context.CancelFunc
 
 // stateDir is rewind's state folder, where the audit log lives.
 func (s *Server) stateDir() (string, error) {
-	return audit.StateDir(s.o.Getenv)
+	return dirs.State(s.o.Getenv)
 }
 
 // capturer takes checkpoints as the hook does, with the same state folder,
@@ -139,7 +136,7 @@ func (s *Server) stateDir() (string, error) {
 func (s *Server) capturer(cfg *policy.Config, z *zvm.Client) *capture.Capturer {
 	dir, err := s.stateDir()
 	if err != nil {
-		s.warnf("%v: checkpoints are not reused", err)
+		s.o.Logger.Warn("checkpoints are not reused", "err", err)
 		dir = ""
 	}
 	return capture.New(z, capture.Options{

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -13,8 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/policy"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
@@ -30,7 +30,7 @@ type lab struct {
 // is the hook section with a short budget, followed by extra TOML.
 func newLab(t *testing.T, extra string) *lab {
 	t.Helper()
-	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra, Hook: hook.Run}), stderr: &testlab.Buffer{}}
+	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Extra: extra}), stderr: &testlab.Buffer{}}
 	l.connect(t)
 	return l
 }
@@ -38,7 +38,7 @@ func newLab(t *testing.T, extra string) *lab {
 // connect connects a client to a server of the lab.
 func (l *lab) connect(t *testing.T) {
 	t.Helper()
-	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Stderr: l.stderr, Version: "test", Poll: l.pollForTest()})
+	srv := New(Options{Dir: l.Dir, Getenv: l.Getenv, Logger: slog.New(slog.NewTextHandler(l.stderr, nil)), Version: "test", Poll: l.pollForTest()})
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.MCP().Connect(ctx, st, nil)

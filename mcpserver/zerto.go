@@ -430,7 +430,7 @@ func (s *Server) tagCheckpoint(ctx context.Context, _ *mcp.CallToolRequest, in T
 	}
 	rec.Decision, rec.Reason = audit.DecisionCheckpoint, tagText(res)
 	if err := s.appendAudit(ctx, rec); err != nil {
-		s.warnf("audit log: %v", err)
+		s.o.Logger.Warn("audit log", "err", err)
 		res.AuditID = ""
 		return textResult(tagText(res), "The decision log could not be written ("+err.Error()+"): find the checkpoint by its tag."), res, nil
 	}

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
-	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/dirs"
 )
 
 // MinProjectBudget is the shortest hook.budget an untrusted project config
@@ -274,7 +274,7 @@ func ownFiles(flagPath, userPath string, getenv func(string) string) []string {
 	add(getenv("REWIND_CONFIG"))
 	add(userPath)
 	add(userConfigFile(getenv))
-	if dir, err := audit.StateDir(getenv); err == nil {
+	if dir, err := dirs.State(getenv); err == nil {
 		add(dir)
 	}
 	return out

@@ -3,8 +3,11 @@ package policy
 import (
 	"encoding/base64"
 	"slices"
+	"strings"
 	"testing"
 	"unicode/utf16"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 func TestRemoteHost(t *testing.T) {
@@ -97,11 +100,17 @@ func TestSampleAndQuote(t *testing.T) {
 			t.Errorf("sampleWord(%q) = %q, want %q", tt.glob, got, tt.want)
 		}
 	}
-	if got := shellQuote("it's"); got != `'it'\''s'` {
-		t.Errorf("shellQuote: %s", got)
+	// A quoted word is the one argument the shell analysis reads back,
+	// whatever it holds; a NUL, which bash drops, is dropped.
+	for _, word := range []string{"web-01", "it's", "a b", "", "$(reboot)", "`reboot`", "x; reboot", "a\nb", "\x01", "é", "a\x00b"} {
+		a := shell.Analyze("echo " + shellQuote(word))
+		want := strings.ReplaceAll(word, "\x00", "")
+		if len(a.Invocations) != 1 || len(a.Invocations[0].Args) != 1 || a.Invocations[0].Args[0] != want || len(a.Dynamic)+len(a.Unparsed) > 0 {
+			t.Errorf("echo %s: %+v, want the one argument %q", shellQuote(word), a, want)
+		}
 	}
 	if got := shellQuote("web-01"); got != "web-01" {
-		t.Errorf("shellQuote: %s", got)
+		t.Errorf("shellQuote quotes a word that needs none: %s", got)
 	}
 }
 

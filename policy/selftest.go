@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"mvdan.cc/sh/v3/syntax"
 )
 
 // TestResult is the outcome of one self-test case: a [[test]] of the
@@ -267,10 +269,13 @@ func sampleWord(glob, fill string) string {
 	return b.String()
 }
 
-// shellQuote quotes s as one shell word.
+// shellQuote quotes s as one word of bash, the dialect the shell analysis
+// reads. The one string bash cannot hold is one with a NUL byte, which
+// bash drops from the words it reads: so does shellQuote.
 func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:@,+%") == "" {
-		return s
+	q, err := syntax.Quote(s, syntax.LangBash)
+	if err != nil {
+		q, _ = syntax.Quote(strings.ReplaceAll(s, "\x00", ""), syntax.LangBash)
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return q
 }

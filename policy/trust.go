@@ -12,7 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/internal/dirs"
 )
 
 // trustFile is the file in the state folder that lists the trusted project
@@ -87,7 +87,7 @@ func canonical(path string) string {
 }
 
 func trustPath(getenv func(string) string) (string, error) {
-	dir, err := audit.StateDir(getenv)
+	dir, err := dirs.State(getenv)
 	if err != nil {
 		return "", err
 	}

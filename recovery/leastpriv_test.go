@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )

@@ -433,8 +433,8 @@ func (s *Service) record(res *Result, err error) {
 func (s *Service) append(rec *audit.Record) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if aerr := s.Log.AppendContext(ctx, rec); aerr != nil && s.Warnf != nil {
-		s.Warnf("audit log: %v", aerr)
+	if aerr := s.Log.AppendContext(ctx, rec); aerr != nil && s.Logger != nil {
+		s.Logger.Warn("audit log", "err", aerr)
 	}
 }
 

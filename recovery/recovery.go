@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync"
@@ -94,9 +95,9 @@ type Service struct {
 	// Tool names the front end in the audit records it writes, such as
 	// "rewind undo" (the default) or the MCP tool's name.
 	Tool string
-	// Warnf, when set, hears of a rewind that could not be recorded in the
-	// audit log: the rewind itself still happened.
-	Warnf func(format string, args ...any)
+	// Logger hears of a rewind that could not be recorded in the audit
+	// log: the rewind itself still happened. Nil discards it.
+	Logger *slog.Logger
 
 	// hookAnswers keep, by mode, whether Zerto lets the hook's own client
 	// run a test or a stop: nil for yes, else Zerto's refusal.

@@ -12,8 +12,7 @@ import (
 
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
-	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
@@ -34,7 +33,7 @@ func newLab(t *testing.T) *lab { return newLabOf(t, "") }
 
 func newLabOf(t *testing.T, scenario string) *lab {
 	t.Helper()
-	tl := testlab.New(t, testlab.Options{Hook: hook.Run, Scenario: scenario})
+	tl := testlab.New(t, testlab.Options{Scenario: scenario})
 	z := tl.Zerto(t)
 	svc := &Service{
 		Z: z, Log: tl.Log, Poll: 5 * time.Millisecond,

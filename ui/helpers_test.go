@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
@@ -14,8 +15,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/capture"
-	"github.com/rewind-dev/rewind/internal/hook"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvm"
 )
@@ -46,13 +46,13 @@ func newLab(t *testing.T, opts ...labOption) *lab {
 // newLabOf is newLab on a scenario file of testdata ("" for lab.toml).
 func newLabOf(t *testing.T, scenario string, opts ...labOption) *lab {
 	t.Helper()
-	tl := testlab.New(t, testlab.Options{Hook: hook.Run, Scenario: scenario})
+	tl := testlab.New(t, testlab.Options{Scenario: scenario})
 	z := tl.Zerto(t)
 	svc := &recovery.Service{Z: z, Log: tl.Log, Poll: 5 * time.Millisecond, Tool: "rewind ui",
 		ZertoOptions: zvm.Options{URL: tl.Sim.URL, ClientID: testlab.ClientID, ClientSecret: testlab.ClientSecret, CacheDir: "-"},
 		Capture:      capture.New(z, capture.Options{StateDir: tl.Vars["REWIND_STATE_DIR"]})}
 	l := &lab{Lab: tl, svc: svc}
-	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Warnf: t.Logf}
+	o := Options{Log: l.Log, Recovery: l.svc, Poll: 20 * time.Millisecond, Logger: slog.New(slog.NewTextHandler(t.Output(), nil))}
 	for _, opt := range opts {
 		opt(&o)
 	}

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 )
 
 // postEvent is Claude Code's post-tool event for the Bash call id of

@@ -133,7 +133,7 @@ func (s *Server) index(w http.ResponseWriter, r *http.Request, csrf string) {
 	recs, err := s.o.Log.Read(audit.Filter{})
 	if err != nil {
 		d.LogError = err.Error()
-		s.warnf("reading the audit log: %v", err)
+		s.warn("reading the audit log", err)
 	}
 	d.Total = len(recs)
 	d.Rows, d.Matched = timeline(recs, f)
@@ -156,7 +156,7 @@ func (s *Server) vmsFragment(w http.ResponseWriter, r *http.Request) {
 func (s *Server) render(w http.ResponseWriter, name string, data any) {
 	var buf bytes.Buffer
 	if err := s.tmpl.ExecuteTemplate(&buf, name, data); err != nil {
-		s.warnf("rendering %s: %v", name, err)
+		s.warn("rendering "+name, err)
 		http.Error(w, "rewind ui: rendering the page failed: "+err.Error(), http.StatusInternalServerError)
 		return
 	}
@@ -232,7 +232,7 @@ func (s *Server) sendRecord(w http.ResponseWriter, rec *audit.Record, f filter) 
 	}
 	var buf bytes.Buffer
 	if err := s.tmpl.ExecuteTemplate(&buf, "row", newRow(rec)); err != nil {
-		s.warnf("rendering a row: %v", err)
+		s.warn("rendering a row", err)
 		return nil
 	}
 	event := "record"

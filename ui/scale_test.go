@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
-	"github.com/rewind-dev/rewind/internal/testlab"
+	"github.com/rewind-dev/rewind/hook/testlab"
 	"github.com/rewind-dev/rewind/recovery"
 	"github.com/rewind-dev/rewind/zvmsim"
 )

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -33,9 +34,9 @@ type Options struct {
 	Poll time.Duration
 	// ZertoWait bounds each wait for Zerto; DefaultZertoWait when zero.
 	ZertoWait time.Duration
-	// Warnf, when set, hears of what the page cannot show a person, such
-	// as an audit log that cannot be read.
-	Warnf func(format string, args ...any)
+	// Logger hears of what the page cannot show a person, such as an
+	// audit log that cannot be read; nil discards it.
+	Logger *slog.Logger
 }
 
 // Server is the page's HTTP server. It serves one address: the one it was
@@ -213,8 +214,8 @@ func (s *Server) route(w http.ResponseWriter, r *http.Request, csrf string) {
 	}
 }
 
-func (s *Server) warnf(format string, args ...any) {
-	if s.o.Warnf != nil {
-		s.o.Warnf(format, args...)
+func (s *Server) warn(msg string, err error) {
+	if s.o.Logger != nil {
+		s.o.Logger.Warn(msg, "err", err)
 	}
 }

@@ -196,7 +196,7 @@ func (s *Server) vmsView(ctx context.Context, recs []audit.Record, askZerto bool
 	}
 	losses, err := svc.Losses(ctx, shown)
 	if err != nil {
-		s.warnf("reading the audit log: %v", err)
+		s.warn("reading the audit log", err)
 	}
 	for i, n := 0, 0; i < len(d.VMs) && err == nil; i++ {
 		for j := range d.VMs[i].Points {

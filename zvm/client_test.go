@@ -1,10 +1,12 @@
 package zvm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
 	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -287,16 +289,16 @@ func TestTLS(t *testing.T) {
 		t.Fatalf("with ca_file: %v", err)
 	}
 
-	var warned []string
+	var warned bytes.Buffer
 	c = newTestClient(t, s.URL, func(o *Options) {
 		o.InsecureSkipVerify = true
-		o.Warnf = func(format string, args ...any) { warned = append(warned, format) }
+		o.Logger = slog.New(slog.NewTextHandler(&warned, nil))
 	})
 	if _, err := c.VMs(t.Context(), ""); err != nil {
 		t.Fatalf("insecure: %v", err)
 	}
-	if len(warned) != 1 {
-		t.Errorf("insecure_skip_verify warned %d times, want 1", len(warned))
+	if n := strings.Count(warned.String(), "level=WARN"); n != 1 || !strings.Contains(warned.String(), "insecure_skip_verify") {
+		t.Errorf("insecure_skip_verify warned %d times, want 1: %s", n, warned.String())
 	}
 
 	if _, err := New(Options{URL: s.URL, Username: "a", Password: "b", CAFile: filepath.Join(t.TempDir(), "none.pem")}); err == nil {

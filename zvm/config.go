@@ -3,10 +3,12 @@ package zvm
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"runtime"
 	"strings"
 
+	"github.com/rewind-dev/rewind/internal/dirs"
 	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
@@ -19,10 +21,11 @@ var ErrNotConfigured = errors.New("no Zerto configured")
 type Setup struct {
 	// Getenv reads the environment (REWIND_ZVM_*); nil reads none.
 	Getenv func(string) string
-	// CacheDir is Options.CacheDir.
+	// CacheDir is Options.CacheDir; when empty, the cache folder Getenv
+	// names (see dirs.Cache), or none, so that tokens stay in memory.
 	CacheDir string
-	// Warnf is Options.Warnf.
-	Warnf func(format string, args ...any)
+	// Logger is Options.Logger.
+	Logger *slog.Logger
 }
 
 // FromConfig returns the Client for a config's [zerto] settings, with the
@@ -61,7 +64,13 @@ func ConfigOptions(s zvmconf.Settings, su Setup) (Options, error) {
 		CAFile:             s.CAFile,
 		InsecureSkipVerify: s.InsecureSkipVerify,
 		CacheDir:           su.CacheDir,
-		Warnf:              su.Warnf,
+		Logger:             su.Logger,
+	}
+	if o.CacheDir == "" {
+		o.CacheDir = "-"
+		if dir, err := dirs.Cache(getenv); err == nil {
+			o.CacheDir = dir
+		}
 	}
 	files := secretFiles{clientSecret: s.ClientSecretFile, password: s.PasswordFile}
 	if err := o.ApplyEnv(getenv); err != nil {

@@ -5,7 +5,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
-	"log"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
@@ -43,7 +43,7 @@ type Options struct {
 	// zvmconf.SessionVCenter (the default) or zvmconf.SessionWindows.
 	SessionMethod string
 	CAFile        string // PEM file of CAs to trust, beside the system's
-	// InsecureSkipVerify turns off certificate checks; New warns through Warnf.
+	// InsecureSkipVerify turns off certificate checks; New warns through Logger.
 	InsecureSkipVerify bool
 	// CacheDir holds the shared token cache. "" means os.UserCacheDir()/rewind;
 	// "-" keeps tokens in memory only.
@@ -51,8 +51,8 @@ type Options struct {
 	// HTTPClient, if set, sends every request; CAFile and InsecureSkipVerify
 	// must then be empty, since its transport decides about TLS.
 	HTTPClient *http.Client
-	// Warnf receives warnings (an insecure connection); log.Printf when nil.
-	Warnf func(format string, args ...any)
+	// Logger receives warnings (an insecure connection); nil discards them.
+	Logger *slog.Logger
 }
 
 // ApplyEnv overrides o with the REWIND_ZVM_* variables that are set to a
@@ -164,11 +164,9 @@ func (o *Options) httpClient() (*http.Client, error) {
 	}
 	if o.InsecureSkipVerify {
 		tlsConf.InsecureSkipVerify = true
-		warnf := o.Warnf
-		if warnf == nil {
-			warnf = log.Printf
+		if o.Logger != nil {
+			o.Logger.Warn("zvm: insecure_skip_verify is set: the certificate of " + redactURL(o.URL) + " is not checked, so anyone on the path can read the credentials")
 		}
-		warnf("zvm: insecure_skip_verify is set: the certificate of %s is not checked, so anyone on the path can read the credentials", redactURL(o.URL))
 	}
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,

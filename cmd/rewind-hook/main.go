@@ -10,7 +10,7 @@ package main
 import (
 	"os"
 
-	"github.com/rewind-dev/rewind/internal/hookfront"
+	"github.com/rewind-dev/rewind/cmd/internal/hookfront"
 )
 
 func main() {

@@ -5,7 +5,7 @@ package main
 import (
 	"os"
 
-	"github.com/rewind-dev/rewind/internal/cli"
+	"github.com/rewind-dev/rewind/cmd/internal/cli"
 )
 
 func main() {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rewind-dev/rewind/internal/cli"
-	"github.com/rewind-dev/rewind/internal/hookfront"
+	"github.com/rewind-dev/rewind/cmd/internal/cli"
+	"github.com/rewind-dev/rewind/cmd/internal/hookfront"
 	"github.com/rewind-dev/rewind/zvmsim"
 	"github.com/rogpeppe/go-internal/testscript"
 )

@@ -1,0 +1,92 @@
+package hookfront
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+const protectEvent = `{"hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"toolu_1","cwd":"/","tool_name":"Bash","tool_input":{"command":"ssh web-01 sudo reboot"}}`
+
+// fakeHook writes a shell script to stand for rewind: it keeps its
+// arguments in dir, then answers.
+func fakeHook(t *testing.T, dir string) func() (string, error) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake rewind is a shell script")
+	}
+	bin := filepath.Join(dir, "rewind")
+	script := "#!/bin/sh\necho \"$@\" > " + filepath.Join(dir, "args") + "\ncat >/dev/null\necho '{\"decision\":\"block\",\"reason\":\"r\"}'\n"
+	if err := os.WriteFile(bin, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return func() (string, error) { return bin, nil }
+}
+
+// TestFlagsTravel checks that a protect call goes to rewind hook with the
+// front's own --host and --config, and its answer comes back as it is (the
+// relay itself is hook.Relay's, tested there).
+func TestFlagsTravel(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "rw.toml")
+	if err := os.WriteFile(cfg, []byte("[hook]\non_error = \"deny\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	getenv := func(k string) string {
+		if k == "REWIND_STATE_DIR" {
+			return filepath.Join(dir, "state")
+		}
+		return ""
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"--host", "codex", "--config", cfg}, strings.NewReader(protectEvent), &out, &errb, getenv, fakeHook(t, dir))
+	if code != 0 || out.String() != `{"decision":"block","reason":"r"}`+"\n" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want rewind hook's answer", code, out.String(), errb.String())
+	}
+	ran, _ := os.ReadFile(filepath.Join(dir, "args"))
+	if want := "hook --host codex --config " + cfg; strings.TrimSpace(string(ran)) != want {
+		t.Errorf("rewind ran with %q, want %q", ran, want)
+	}
+}
+
+func TestVersionAndFlags(t *testing.T) {
+	t.Parallel()
+	var out, errb bytes.Buffer
+	if code := run([]string{"version"}, strings.NewReader(""), &out, &errb, os.Getenv, fullHook); code != 0 || !strings.HasPrefix(out.String(), "rewind ") {
+		t.Errorf("version: exit %d, %q", code, out.String())
+	}
+	for _, args := range [][]string{{"--budget", "1s"}, {"extra"}, {"--host", "vim"}} {
+		out.Reset()
+		errb.Reset()
+		if code := run(args, strings.NewReader(protectEvent), &out, &errb, os.Getenv, fullHook); code != 1 || out.Len() != 0 ||
+			!strings.HasPrefix(errb.String(), "rewind: ") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 1 and a one-line error", args, code, out.String(), errb.String())
+		}
+	}
+}
+
+// TestLinksNoZertoClient checks what the front exists for: the program
+// links neither a Zerto client nor an HTTP stack, MCP server or cobra.
+func TestLinksNoZertoClient(t *testing.T) {
+	t.Parallel()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command")
+	}
+	out, err := exec.Command(goBin, "list", "-deps", "github.com/rewind-dev/rewind/cmd/rewind-hook").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, pkg := range strings.Fields(string(out)) {
+		switch pkg {
+		case "net/http", "crypto/tls", "github.com/rewind-dev/rewind/capture", "github.com/rewind-dev/rewind/zvm", "github.com/rewind-dev/rewind/hook/zerto",
+			"github.com/rewind-dev/rewind/zvmsim", "github.com/spf13/cobra", "github.com/modelcontextprotocol/go-sdk/mcp":
+			t.Errorf("rewind-hook links %s", pkg)
+		}
+	}
+}
