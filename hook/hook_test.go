@@ -129,8 +129,11 @@ func TestOverrun(t *testing.T) {
 		{"pending", "1s", time.Hour, accepted, `"permissionDecision":"deny","permissionDecisionReason":"rewind: Zerto accepted checkpoint tag`,
 			audit.DecisionPending, "capture did not return within the budget of 1s"},
 		{"landed", "1s", time.Hour, landed, `"additionalContext":"rewind: checkpoint`, audit.DecisionProtected, "within the budget of 1s"},
-		{"nothing announced", "1s", time.Hour, nil, `"systemMessage":"rewind: no decision within the hook's budget of 1s`,
-			audit.DecisionAllowOnError, "no decision within the hook's budget of 1s"},
+		// A step (or an analysis) that announced nothing is answered by
+		// what the tool could do whatever its input: a shell command is
+		// asked, never let through on on_error.
+		{"nothing announced", "1s", time.Hour, nil, `"permissionDecision":"ask","permissionDecisionReason":"rewind: no decision within the hook's budget of 1s, and the tool Bash could change a VM`,
+			audit.DecisionAsk, "no decision within the hook's budget of 1s"},
 		{"in time", "1s", 500 * time.Millisecond, accepted, `"additionalContext":"rewind: checkpoint`, audit.DecisionProtected, ""},
 		{"past the default budget", "170s", 160 * time.Second, accepted, `"additionalContext":"rewind: checkpoint`, audit.DecisionProtected, ""},
 	}

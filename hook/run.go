@@ -37,6 +37,10 @@ type state struct {
 	// overrun answers for a protect step that is still at work (see
 	// Call.OnOverrun).
 	overrun func(context.Context) Outcome
+	// unknown is what the policy makes of the call's tool whatever its
+	// input (policy.Policy.ClassifyUnread), known once the policy is:
+	// the watch's answer for a call whose analysis outlasts the budget.
+	unknown *policy.Verdict
 }
 
 // answer is a run's answer: the ruling, its record, and what writing
@@ -209,8 +213,19 @@ func (r *run) judge(ctx context.Context) answer {
 	if err != nil {
 		return r.brokenConfig(ctx, err)
 	}
+	r.knowTool(pol)
 	r.st.f.Verdict = pol.Classify(ev.Call())
 	return r.decideWith(ctx, cfg)
+}
+
+// knowTool tells the watch what the policy makes of the call's tool
+// whatever its input, before the input is analysed: an analysis the agent
+// made outlast the budget must not get the call through on hook.on_error
+// when the tool could change a VM.
+func (r *run) knowTool(pol *policy.Policy) {
+	v := pol.ClassifyUnread([]string{r.st.ev.ToolName})
+	r.st.unknown = &v
+	r.publish()
 }
 
 // brokenConfig judges the call when a config file cannot be used: by what
@@ -229,6 +244,7 @@ func (r *run) brokenConfig(ctx context.Context, cfgErr error) answer {
 		r.st.f.Unjudged = true
 		return r.conclude()
 	}
+	r.knowTool(pol)
 	r.st.f.Verdict = pol.Classify(r.st.ev.Call())
 	return r.decideWith(ctx, fb)
 }

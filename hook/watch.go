@@ -100,12 +100,20 @@ func (w *watch) due() *state {
 // expire is the answer for a run that st describes and that has not
 // answered within its budget. A call whose checkpoint is being taken is
 // answered from what the protect step has achieved (see Call.OnOverrun):
-// never let through unchecked. Before that, nothing is known about the
-// call, and the answer is hook.on_error's.
+// never let through unchecked. A call still being analysed is answered as
+// an event whose input could not be read: by what its tool could do
+// whatever the input, so that a shell command the agent made too costly to
+// analyse is asked, never let through on hook.on_error. Before the policy
+// is known, nothing is known about the call, and the answer is
+// hook.on_error's.
 func expire(host hostio.Host, st state) answer {
 	if st.overrun == nil {
-		st.f = facts{Err: fmt.Errorf("no decision within the hook's budget of %s", st.f.Budget),
-			OnError: st.f.OnError, Budget: st.f.Budget, ID: st.f.ID}
+		err := fmt.Errorf("no decision within the hook's budget of %s", st.f.Budget)
+		f := facts{Err: err, OnError: st.f.OnError, Budget: st.f.Budget, ID: st.f.ID}
+		if st.unknown != nil {
+			f.Err, f.Unread, f.Verdict = nil, err, *st.unknown
+		}
+		st.f = f
 		return conclude(host, st)
 	}
 	// Recording a let-through (for a protected or asked outcome) may take
