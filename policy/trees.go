@@ -437,6 +437,20 @@ func downloadTrees(s *subject) []tree {
 type walk struct {
 	dir    string
 	probes int
+	// archives is what listing archives may still cost the call, and
+	// anchors the literal parts of the policy's guarded globs that an
+	// archive's entries are looked through for (see archiveWrites);
+	// both are made on first use.
+	archives *archiveBudget
+	anchors  *anchorSet
+}
+
+// archiveBudget returns what listing archives may still cost the call.
+func (w *walk) archiveBudget() *archiveBudget {
+	if w.archives == nil {
+		w.archives = newArchiveBudget()
+	}
+	return w.archives
 }
 
 // maxTreeProbes bounds the folders written as a whole that one call's
@@ -450,7 +464,7 @@ func (w *walk) cover(p *Policy, t tree) ([]written, bool) {
 		return nil, false
 	}
 	w.probes++
-	return p.covered(t, w.dir), true
+	return p.covered(t, w), true
 }
 
 // maxProbeDirs bounds the folders covered looks into for one tree: the
@@ -465,7 +479,8 @@ const maxProbeDirs = 64
 // written when it is there (and, for git, when git would change it), or,
 // for a tree of unknown content, also when the archive could create it
 // in a folder the host reads settings from.
-func (p *Policy) covered(t tree, cwd string) []written {
+func (p *Policy) covered(t tree, w *walk) []written {
+	cwd := w.dir
 	root := t.root
 	if root == gitTop {
 		root = gitTopOf(p.absPath(cwd, ""))
@@ -482,12 +497,10 @@ func (p *Policy) covered(t tree, cwd string) []written {
 		return nil
 	}
 	if t.archive != "" {
-		if entries, ok := listArchive(p.absPath(t.archive, cwd)); ok {
-			out := make([]written, len(entries))
-			for i, e := range entries {
-				out[i] = written{name: filepath.Join(abs, filepath.FromSlash(e)), via: t.via}
+		if entries, ok := listArchive(p.absPath(t.archive, cwd), w.archiveBudget()); ok {
+			if out, ok := p.archiveWrites(entries, abs, t.via, w); ok {
+				return out
 			}
-			return out
 		}
 	}
 	if t.patch != "" {

@@ -17,7 +17,7 @@ import (
 
 // removalLab is a project with rewind's files in it: a .rewind.toml and
 // Claude Code's settings, a user config and a state folder.
-func removalLab(t *testing.T) (*lab, *Policy) {
+func removalLab(t testing.TB) (*lab, *Policy) {
 	t.Helper()
 	l := newLab(t, labUserConfig)
 	l.projectConfig("")
