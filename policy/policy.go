@@ -745,6 +745,9 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		sm.Kind, sm.Source = KindTool, c.Tool
 		matches = append(matches, sm)
 	}
+	if gm, ok := p.judgeGitTool(c, in); ok {
+		matches = append(matches, gm)
+	}
 	applies := func(r *writeRule) bool { return r.tool != nil && r.tool.match(c.Tool, snake, in) }
 	files := toolWrites(c.Tool, in)
 	if len(files) > maxToolFiles {

@@ -31,6 +31,9 @@ const (
 	treeGitTracked
 	// treeGitUntracked removes the files git does not track (git clean).
 	treeGitUntracked
+	// treeGitMove moves the tracked files to another commit's content
+	// (git checkout REF, merge, cherry-pick...; see gitMove).
+	treeGitMove
 )
 
 // tree is a folder a command writes as a whole.
@@ -56,6 +59,14 @@ type tree struct {
 	// folder: cp -r SRC DEST makes DEST a copy of SRC then, and writes
 	// DEST/SRC otherwise.
 	unlessDir bool
+	// move and clean say what a git command does to the tracked and the
+	// untracked files; gitCD is the folder git -C moves to, and gitOpaque
+	// is set when git may read another repository or settings than the
+	// hook finds.
+	move      *gitMove
+	clean     *gitClean
+	gitCD     string
+	gitOpaque bool
 }
 
 // written is a file a call writes, and, for a file found in a folder the
@@ -627,85 +638,6 @@ func rsyncRemovals(s *subject) []tree {
 	return out
 }
 
-// gitTrees reads the git subcommands that put the working tree back: what
-// they write is the repository's working tree (found from the call's
-// folder), or the paths they name.
-func gitTrees(s *subject) []tree {
-	pos, _ := argWords(s, []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "-s", "--source", "-b", "-B", "--orphan", "-m", "-e", "--exclude", "--pathspec-from-file"})
-	if len(pos) == 0 {
-		return nil
-	}
-	sub, rest := pos[0], pos[1:]
-	here := func(kind treeKind, via string) []tree {
-		roots := rest
-		if len(roots) == 0 {
-			roots = []string{gitTop}
-		}
-		out := make([]tree, len(roots))
-		for i, r := range roots {
-			out[i] = tree{root: r, kind: kind, via: via}
-		}
-		return out
-	}
-	switch sub {
-	case "reset":
-		if hasFlag(s, "--hard", "--merge", "--keep") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git reset --hard"}}
-		}
-	case "stash":
-		if len(rest) > 0 && !slices.Contains([]string{"push", "save"}, rest[0]) {
-			// list, show, drop, pop, apply... leave the tree to the
-			// stash's own paths, which are not known here.
-			return nil
-		}
-		if len(rest) > 0 {
-			rest = rest[1:]
-		}
-		kind := treeGitTracked
-		if hasFlag(s, "-u", "--include-untracked", "-a", "--all") {
-			kind = treeGitUntracked
-			return append(here(treeGitTracked, "git stash"), here(kind, "git stash -u")...)
-		}
-		return here(kind, "git stash")
-	case "checkout", "switch":
-		if hasFlag(s, "-f", "--force", "--discard-changes") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git " + sub + " --force"}}
-		}
-		if sub == "checkout" && slices.Contains(rest, ".") {
-			return []tree{{root: ".", kind: treeGitTracked, via: "git checkout ."}}
-		}
-	case "restore":
-		for _, p := range rest {
-			if p == "." || p == ":/" {
-				return []tree{{root: strings.TrimPrefix(p, ":"), kind: treeGitTracked, via: "git restore " + p}}
-			}
-		}
-	case "clean":
-		if hasFlag(s, "-f", "--force") {
-			return here(treeGitUntracked, "git clean")
-		}
-	case "read-tree", "checkout-index":
-		if hasFlag(s, "-u", "-a", "--all") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git " + sub}}
-		}
-	case "apply", "am":
-		// The files a patch changes are in the patch: named when it can
-		// be read, else any guarded file in the tree may be changed.
-		if hasFlag(s, "--check", "--stat", "--numstat", "--summary") {
-			return nil
-		}
-		t := tree{root: gitTop, kind: treeRemove, via: "git " + sub}
-		switch {
-		case len(rest) == 1:
-			t.patch = rest[0]
-		case len(rest) == 0 && len(s.payload) > 0:
-			t.patch, t.patchText = strings.Join(s.payload, "\n"), true
-		}
-		return []tree{t}
-	}
-	return nil
-}
-
 // gitTop stands for the top of the git working tree the call runs in.
 const gitTop = "\x00git-top"
 
@@ -829,6 +761,11 @@ type walk struct {
 	// (see mentionsGlobDots).
 	globLeft *globBudget
 	globDots bool
+	// gitBudget is what reading git's objects may still cost the call,
+	// and gitDirty is set once a command of the call may have changed
+	// what git ignores (see gitConfigWrites).
+	gitBudget *gitBudget
+	gitDirty  bool
 }
 
 // archiveBudget returns what listing archives may still cost the call.
@@ -903,6 +840,9 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 		}
 		files = append(files, c...)
 	}
+	if !w.gitDirty && gitConfigWrites(s, files) {
+		w.gitDirty = true
+	}
 	wm, ok := p.judgeWrites(p.writes, files, cwd, func(r *writeRule) bool {
 		if r.cmd == nil {
 			return false
@@ -956,6 +896,9 @@ const maxProbeDirs = 64
 func (p *Policy) covered(t tree, w *walk) []written {
 	cwd := w.dir
 	root := t.root
+	if t.gitCD != "" {
+		cwd = p.absPath(t.gitCD, cwd)
+	}
 	if root == gitTop {
 		root = gitTopOf(p.absPath(cwd, ""))
 		if root == "" && t.patch != "" {
@@ -993,6 +936,9 @@ func (p *Policy) covered(t tree, w *walk) []written {
 		return nil
 	} else if t.unlessDir {
 		return nil
+	}
+	if t.kind == treeGitTracked || t.kind == treeGitUntracked || t.kind == treeGitMove {
+		return p.gitCovered(t, abs, w)
 	}
 	from, ok := p.sourceNames(t.from, cwd)
 	if !ok {

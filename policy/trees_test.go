@@ -192,7 +192,7 @@ func TestGitPutsTheTreeBack(t *testing.T) {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	git("init", "-q")
+	git("init", "-q", "-b", "main")
 	git("add", ".claude/settings.json", "build")
 	git("commit", "-q", "-m", "x")
 	sub := filepath.Join(l.project, "build")

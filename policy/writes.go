@@ -476,7 +476,7 @@ func gitWrites(s *subject) []string {
 		return nil
 	}
 	switch pos[0] {
-	case "checkout", "restore", "rm":
+	case "checkout", "restore", "rm", "checkout-index":
 		return pos[1:]
 	case "mv":
 		sub := *s
