@@ -447,7 +447,6 @@ func gitTrees(s *subject) []tree {
 	return nil
 }
 
-
 // gitGuard is the guarded names read for git: the names of files, and the
 // guarded folders with the patterns of the files in them they guard
 // (".opencode/plugins": "*").
