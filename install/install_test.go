@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -715,5 +716,28 @@ func TestUncovered(t *testing.T) {
 		if got := strings.Join(tt.in.Uncovered(cfg), " "); got != tt.want {
 			t.Errorf("Uncovered(%s %q) = %q, want %q", tt.in.Host, tt.in.Matcher, got, tt.want)
 		}
+	}
+}
+
+// TestInstallRecordsBinaries: an install records the binaries its hooks
+// run in installs.json, where the policy reads them to guard them; a
+// dry run or an install that changes nothing records none.
+func TestInstallRecordsBinaries(t *testing.T) {
+	env := testEnv(t)
+	o := testOptions(t, env, hostio.Claude, Project)
+	record := filepath.Join(o.StateDir, provenanceFile)
+	if _, err := Plan(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(record); err == nil {
+		t.Fatal("a plan alone recorded the install")
+	}
+	install(t, o)
+	var rec struct{ Binaries []string }
+	if err := json.Unmarshal([]byte(readFile(t, record)), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.Binaries, []string{"/b/rewind", "/b/rewind-hook"}) {
+		t.Errorf("binaries %q", rec.Binaries)
 	}
 }

@@ -776,6 +776,3 @@ func gitConfigWrites(s *subject, files []written) bool {
 	}
 	return false
 }
-
-// ownFiles returns rewind's own files where it runs.
-func (p *Policy) ownFiles() []string { return p.cfg.OwnFiles }

@@ -2,10 +2,14 @@ package policy
 
 import (
 	"debug/buildinfo"
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/rewind-dev/rewind/audit"
 )
 
 // The catalog asks rewind's own subcommands that loosen the guard or go
@@ -126,4 +130,89 @@ func builtFromRewind(name string) bool {
 		return false
 	}
 	return bi.Main.Path == rewindModule || strings.HasPrefix(bi.Path, rewindModule+"/")
+}
+
+// binaryNames are the names of rewind's binaries.
+var binaryNames = []string{"rewind", "rewind-hook", "rewind.exe", "rewind-hook.exe"}
+
+// rewindBinaries returns rewind's own binaries where it runs (see
+// Config.Binaries): the running executable and those beside it, the ones
+// installs recorded, and rewind's names in every absolute folder of
+// pathEnv.
+func rewindBinaries(getenv func(string) string, pathEnv string) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		add(exe)
+		dirs := []string{filepath.Dir(exe)}
+		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+			add(real)
+			dirs = append(dirs, filepath.Dir(real))
+		}
+		for _, d := range dirs {
+			for _, n := range binaryNames {
+				add(filepath.Join(d, n))
+			}
+		}
+	}
+	if dir, err := audit.StateDir(getenv); err == nil {
+		for _, b := range installedBinaries(filepath.Join(dir, "installs.json")) {
+			add(b)
+		}
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if filepath.IsAbs(d) {
+			for _, n := range binaryNames {
+				add(filepath.Join(d, n))
+			}
+		}
+	}
+	return out
+}
+
+// maxInstallsFile bounds the installs record read.
+const maxInstallsFile = 1 << 20
+
+// installedBinaries reads the binaries that installs recorded in the state
+// folder's installs.json (see package install).
+func installedBinaries(name string) []string {
+	data, err := readSmall(name, maxInstallsFile)
+	if err != nil {
+		return nil
+	}
+	var rec struct {
+		Binaries []string `json:"binaries"`
+	}
+	if json.Unmarshal(data, &rec) != nil {
+		return nil
+	}
+	return rec.Binaries
+}
+
+// binaryGlobs guards rewind's names in the relative folders of pathEnv
+// ("." and the like, which the host's shell reads from the folder it runs
+// in): in any folder, since that one is not known when the policy is made.
+func binaryGlobs(pathEnv string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(pathEnv) {
+		if filepath.IsAbs(d) {
+			continue
+		}
+		for _, n := range binaryNames {
+			g := "**/" + n
+			if !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// ownFiles returns rewind's own files and binaries where it runs.
+func (p *Policy) ownFiles() []string {
+	return append(p.cfg.OwnFiles[:len(p.cfg.OwnFiles):len(p.cfg.OwnFiles)], p.cfg.Binaries...)
 }

@@ -982,7 +982,7 @@ func (p *Policy) covered(t tree, w *walk) []written {
 		}
 		return true
 	}
-	for _, own := range p.cfg.OwnFiles {
+	for _, own := range p.ownFiles() {
 		if within(abs, own) && exists(own) && keep(own) && (t.names == nil || t.names(filepath.Base(own))) {
 			add(own)
 		}
