@@ -487,6 +487,9 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 		reached = false
 	}
 	m := p.judge(s)
+	if s.self != "" && m.Effect >= Ask {
+		m.Reason = s.self + "; " + m.Reason
+	}
 	if !s.remote {
 		// The files a command writes are judged from the folder it
 		// runs in, which the cd before it decides. Most commands write

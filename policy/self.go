@@ -3,6 +3,7 @@ package policy
 import (
 	"debug/buildinfo"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,8 +18,13 @@ import (
 // The rules name the command rewind; an agent that copies the binary to
 // another name (cp $(command -v rewind) /tmp/x; /tmp/x trust) or runs it
 // from source (go run ./cmd/rewind trust) is recognised where it can be,
-// and the command is judged as rewind. The confirmations these
-// subcommands ask for themselves do not depend on it.
+// and the command is judged as rewind. A command given one of those
+// subcommands whose program cannot be looked at when the call is judged —
+// a path not there yet (made earlier in the same call), a link (which the
+// call may point anywhere), a name not found in $PATH — is judged as
+// rewind too: unknowable means asked. Copying or linking rewind's binary
+// is asked as well (judgeSelfCopy). The confirmations these subcommands
+// ask for themselves do not depend on any of it.
 
 // selfWords are the subcommands of rewind that its catalog asks about: a
 // command given one of them as its first word is looked at more closely.
@@ -50,9 +56,108 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		return
 	}
 	w.probes++
-	if bin := p.lookPath(s.name, s.path, w.dir); bin != "" && builtFromRewind(bin) {
-		s.name = "rewind"
+	if why := p.inspectProgram(s, w.dir); why != "" {
+		s.name, s.self = "rewind", why
 	}
+}
+
+// inspectProgram says why the program s runs may be rewind: it is a
+// binary built from rewind's module, or it cannot be looked at now. It
+// returns "" for a program that is not rewind.
+func (p *Policy) inspectProgram(s *subject, dir string) string {
+	shown := s.name
+	if strings.Contains(s.path, "/") {
+		shown = s.path
+		abs := p.absPath(s.path, dir)
+		if abs == "" {
+			return shown + " runs from a folder known only at run time: it may be rewind under another name"
+		}
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			return shown + " is not there when the call is judged (the call may copy or build rewind there first)"
+		case fi.Mode()&os.ModeSymlink != 0:
+			return shown + " is a link, which the call may point at rewind"
+		case fi.Mode().IsRegular() && builtFromRewind(abs):
+			return shown + " is rewind under another name"
+		}
+		return ""
+	}
+	bin := p.lookPath(s.name, s.path, dir)
+	switch {
+	case bin == "":
+		return shown + " is not found in $PATH when the call is judged (the call may put rewind there first)"
+	case builtFromRewind(bin):
+		return shown + " (" + bin + ") is rewind under another name"
+	}
+	return ""
+}
+
+// judgeSelfCopy asks about copying or linking rewind's binary (cp, ln,
+// install, mv, rsync, scp, dd if=): a copy under another name runs
+// rewind's subcommands unrecognised, and can be changed before it runs.
+// A source is rewind's when it is one of its binaries (Config.Binaries),
+// is named like one and there, is built from rewind's module, or is a
+// word found at run time that names rewind ($(command -v rewind)).
+func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
+	if p.disabled("rewind") || s.remote || s.ps {
+		return Match{}, false
+	}
+	var srcs []string
+	switch {
+	case s.name == "dd":
+		for _, a := range s.args {
+			if v, ok := strings.CutPrefix(a, "if="); ok {
+				srcs = append(srcs, v)
+			}
+		}
+	default:
+		spec, ok := copyCommands[s.name]
+		if !ok {
+			return Match{}, false
+		}
+		srcs, _, _ = spec.args(s)
+	}
+	for i, a := range s.args {
+		if s.dynamic(i) && strings.Contains(strings.ToLower(a), "rewind") && (s.name != "dd" || strings.HasPrefix(a, "if=")) {
+			return selfCopy(a), true
+		}
+	}
+	for _, src := range srcs {
+		if strings.HasPrefix(src, "-") || strings.Contains(src, "$") {
+			continue
+		}
+		abs := p.absPath(src, w.dir)
+		if abs == "" {
+			continue
+		}
+		real := abs
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			real = r
+		}
+		if slices.Contains(p.cfg.Binaries, abs) || slices.Contains(p.cfg.Binaries, real) ||
+			slices.Contains(binaryNames, strings.ToLower(filepath.Base(real))) && exists(real) {
+			return selfCopy(src), true
+		}
+		if w.probes >= maxTreeProbes {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			w.probes++
+			if builtFromRewind(real) {
+				return selfCopy(src), true
+			}
+		}
+	}
+	return Match{}, false
+}
+
+// selfCopyRule names the built-in check of copies of rewind's binary.
+const selfCopyRule = "catalog:copies rewind"
+
+func selfCopy(src string) Match {
+	return Match{Effect: Ask, Rule: selfCopyRule,
+		Reason: fmt.Sprintf("copies rewind's binary (%s): a copy under another name runs rewind trust or uninstall unrecognised, and may be changed before it runs", clipWord(src))}
 }
 
 // firstWord returns the first argument that is not an option, or "".

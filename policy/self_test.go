@@ -40,7 +40,12 @@ func TestRenamedRewind(t *testing.T) {
 	}
 	renamed := copyTo("x")
 	script := filepath.Join(dir, "other")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o755); err != nil {
+	for _, f := range []string{script, filepath.Join(dir, "make")} {
+		if err := os.WriteFile(f, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(script, filepath.Join(dir, "link")); err != nil {
 		t.Fatal(err)
 	}
 	p, err := New(&Config{Hook: Default().Hook, PathEnv: dir})
@@ -61,6 +66,24 @@ func TestRenamedRewind(t *testing.T) {
 		{"other trust me", None},
 		{"make install", None},
 		{"git commit -m 'x trust .rewind.toml'", None},
+		// Programs that cannot be looked at when the call is judged.
+		{`cp "$(command -v rewind)" ./t && script -qc "./t trust" /dev/null <<< trust`, Ask},
+		{"cd " + dir + " && ln -s /usr/local/bin/rewind t; ./t trust", Ask},
+		{"cd " + dir + " && ./link trust", Ask},
+		{"cd " + dir + " && ./link build", None},
+		{"cd " + dir + " && ./nosuch uninstall --scope user", Ask},
+		{"cd " + dir + " && ./nosuch build", None},
+		{"nosuch trust", Ask},
+		{`"$(command -v rewind)" trust`, Ask},
+		{"x=rewind; $x uninstall", Ask},
+		{"go build -o /tmp/rw ./cmd/rewind && /tmp/rw trust", Ask},
+		// Copying rewind's binary.
+		{`cp "$(command -v rewind)" /tmp/t`, Ask},
+		{"ln -s `which rewind-hook` /tmp/t", Ask},
+		{"cp " + renamed + " /tmp/t", Ask},
+		{"dd if=" + renamed + " of=/tmp/t", Ask},
+		{`cp "$(command -v jq)" /tmp/t`, None},
+		{"cp " + script + " /tmp/t", None},
 	} {
 		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
 			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)

@@ -843,6 +843,9 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 	if !w.gitDirty && gitConfigWrites(s, files) {
 		w.gitDirty = true
 	}
+	if cm, ok := p.judgeSelfCopy(s, w); ok && cm.Effect > m.Effect {
+		m.Effect, m.Rule, m.Reason, m.Targets = cm.Effect, cm.Rule, cm.Reason, nil
+	}
 	wm, ok := p.judgeWrites(p.writes, files, cwd, func(r *writeRule) bool {
 		if r.cmd == nil {
 			return false
