@@ -585,11 +585,12 @@ func TestMatcher(t *testing.T) {
 		passed []string // tools that need no hook run
 	}{
 		{hostio.Claude, `^(Bash|PowerShell|mcp__.*|Write|Notebook.*|Deploy[A-Z].*|`,
-			[]string{"Bash", "PowerShell", "mcp__vsphere__power_off_vm", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "DeployApp", "TodoWrite"},
-			[]string{"Read", "Glob", "Grep", "WebFetch", "Deployapp", "bash"}},
+			// The read tools too: rewind judges them for its secrets.
+			[]string{"Bash", "PowerShell", "mcp__vsphere__power_off_vm", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "DeployApp", "TodoWrite", "Read", "Glob", "Grep", "LS"},
+			[]string{"WebFetch", "WebSearch", "Deployapp", "bash", "Task"}},
 		{hostio.Gemini, `^(run_shell_command|mcp_.*|write_file|Notebook.*|Deploy[A-Z].*|`,
-			[]string{"run_shell_command", "mcp_vsphere_power_off_vm", "write_file", "replace"},
-			[]string{"read_file", "glob", "google_web_search"}},
+			[]string{"run_shell_command", "mcp_vsphere_power_off_vm", "write_file", "replace", "read_file", "read_many_files", "glob", "search_file_content"},
+			[]string{"google_web_search", "web_fetch"}},
 	}
 	for _, tt := range tests {
 		m := Matcher(tt.host, cfg)
@@ -696,6 +697,7 @@ func TestMatcherMatches(t *testing.T) {
 }
 
 func TestUncovered(t *testing.T) {
+	const readTools = "Read Grep Glob LS NotebookRead read_file read_many_files list_directory glob search_file_content"
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}}
 	for _, tt := range []struct {
@@ -703,12 +705,14 @@ func TestUncovered(t *testing.T) {
 		want string
 	}{
 		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: Matcher(hostio.Claude, cfg)}, ""},
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool PowerShell Write Edit MultiEdit NotebookEdit"},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool PowerShell Write Edit MultiEdit NotebookEdit " + readTools},
 		// The matcher of an earlier install: the catalog's file tools,
-		// whose writes to rewind's own config are asked, and the Windows
-		// shell pass unjudged.
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "PowerShell Write Edit MultiEdit NotebookEdit"},
-		{Installed{Host: hostio.Codex, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write Edit MultiEdit NotebookEdit"},
+		// whose writes to rewind's own config are asked, the Windows
+		// shell, and the read tools, judged for rewind's secrets, pass
+		// unjudged.
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "PowerShell Write Edit MultiEdit NotebookEdit " + readTools},
+		{Installed{Host: hostio.Codex, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write Edit MultiEdit NotebookEdit " + readTools},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|PowerShell|mcp__.*|Write|Edit|MultiEdit|NotebookEdit)$"}, readTools},
 		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash", Post: true}, ""},
 		{Installed{Host: hostio.Gemini, HasMatcher: true, Matcher: Matcher(hostio.Gemini, cfg)}, ""},
 		{Installed{Host: hostio.Cursor}, ""},

@@ -744,7 +744,7 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 			matches, listed = words, true
 		}
 	}
-	if sm, ok := p.toolReadsSecret(in, c.Cwd); ok {
+	if sm, ok := p.toolReadsSecret(c.Tool, in, c.Cwd); ok {
 		sm.Kind, sm.Source = KindTool, c.Tool
 		matches = append(matches, sm)
 	}

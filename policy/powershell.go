@@ -142,6 +142,9 @@ func (p *Policy) judgeCmdlet(c *powershell.Command, at place, w *walk, in *piped
 	m := p.judge(&s)
 	if !s.remote {
 		m = p.psWrites(&s, c, m, w)
+		if sm, ok := p.psSecretReads(c, w.dir); ok && (sm.Effect > m.Effect || m.Rule == "") {
+			m.Effect, m.Rule, m.Reason, m.Targets = sm.Effect, sm.Rule, sm.Reason, nil
+		}
 	}
 	m.Kind = KindCmdlet
 	m.Source = s.text()
@@ -478,6 +481,62 @@ func psWrittenFiles(c *powershell.Command, p *Policy) []string {
 		}
 	}
 	return files
+}
+
+// psReaders are the cmdlets that read the files they are given, where
+// their paths are (named, and the position of the first), and whether they
+// read folders whole (with -Recurse for Copy-Item).
+var psReaders = map[string]struct {
+	position int
+	whole    bool
+	values   []string
+}{
+	"get-content":      {0, false, []string{"Path", "LiteralPath", "TotalCount", "Tail", "Head", "First", "Last", "ReadCount", "Encoding", "Delimiter", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+	"select-string":    {1, false, []string{"Pattern", "Path", "LiteralPath", "Include", "Exclude", "Encoding", "Context", "Culture", "InputObject"}},
+	"copy-item":        {0, false, []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}},
+	"import-csv":       {0, false, []string{"Path", "LiteralPath", "Delimiter", "Encoding", "Header", "Culture"}},
+	"import-clixml":    {0, false, []string{"Path", "LiteralPath", "First", "Skip"}},
+	"format-hex":       {0, false, []string{"Path", "LiteralPath", "Encoding", "Count", "Offset", "InputObject"}},
+	"compress-archive": {0, true, []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+}
+
+// psSecretReads asks about a cmdlet that reads rewind's secret files:
+// Get-Content (gc, cat, type), Select-String, Copy-Item, Import-Csv and
+// the like given a path in them, Compress-Archive or Copy-Item -Recurse
+// given a folder above them, and a web request that sends one (-InFile).
+func (p *Policy) psSecretReads(c *powershell.Command, dir string) (Match, bool) {
+	if len(p.cfg.SecretFiles) == 0 {
+		return Match{}, false
+	}
+	name := strings.ToLower(c.Name)
+	var paths []string
+	whole := false
+	if r, ok := psReaders[name]; ok {
+		whole = r.whole || name == "copy-item" && psHasParam(c, "Recurse")
+		for _, n := range []string{"Path", "LiteralPath", "PSPath", "LP"} {
+			if a, ok := c.Named(r.values, n); ok {
+				for _, e := range a.Elems() {
+					paths = append(paths, psPath(e))
+				}
+			}
+		}
+		if pos := c.Positional(r.values); len(paths) == 0 && len(pos) > r.position {
+			for _, e := range pos[r.position].Elems() {
+				paths = append(paths, psPath(e))
+			}
+		}
+	}
+	if spec, ok := psWrites[name]; ok && (name == "invoke-webrequest" || name == "invoke-restmethod") {
+		if a, ok := c.Named(spec.values, "InFile"); ok {
+			paths = append(paths, psPath(a.Text))
+		}
+	}
+	for _, f := range paths {
+		if p.readsSecret(f, dir, whole) != "" {
+			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", f, secretReason)}, true
+		}
+	}
+	return Match{}, false
 }
 
 // psTreeCmdlets are the cmdlets that write what they are given as a
