@@ -148,7 +148,7 @@ func TestReadToolsReachTheHook(t *testing.T) {
 			t.Errorf("HookTools = %q, lacks %s", tools, want)
 		}
 	}
-	for _, name := range hookReadTools {
+	for _, name := range append(ReadTools(false), ReadTools(true)...) {
 		if _, judged := readTools[name]; !judged {
 			t.Errorf("%s reaches the hook but is not judged for secrets", name)
 		}

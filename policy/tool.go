@@ -309,7 +309,7 @@ func HookTools(cfg *Config) []string {
 			}
 		}
 	}
-	for _, name := range hookReadTools {
+	for _, name := range append(ReadTools(false), ReadTools(true)...) {
 		if !seen[name] {
 			globs = append(globs, name)
 		}
@@ -317,8 +317,14 @@ func HookTools(cfg *Config) []string {
 	return globs
 }
 
-// hookReadTools are the read and search tools of the hosts whose hooks
-// select tools by a matcher (Claude Code's and Gemini CLI's; Codex reads
-// through its shell): rewind judges them for its secrets (see readTools),
-// so a matcher must send them to the hook.
-var hookReadTools = []string{"Read", "Grep", "Glob", "LS", "NotebookRead", "read_file", "read_many_files", "list_directory", "glob", "search_file_content"}
+// ReadTools returns the read and search tools of the hosts whose hooks
+// select tools by a matcher, Claude Code's (which Codex shares) or, with
+// gemini, Gemini CLI's: rewind judges them for its secrets (see
+// readTools), so the matcher must send them to the hook. HookTools holds
+// them all.
+func ReadTools(gemini bool) []string {
+	if gemini {
+		return []string{"read_file", "read_many_files", "list_directory", "glob", "search_file_content"}
+	}
+	return []string{"Read", "Grep", "Glob", "LS", "NotebookRead"}
+}
