@@ -497,12 +497,6 @@ func (p *Policy) gitGuarded() gitGuard {
 	return g
 }
 
-// gitState is what the git commands of one call read of a repository.
-type gitState struct {
-	index map[string]indexEntry
-	known bool
-}
-
 // gitCovered returns the guarded files a git command that writes tree t
 // writes (see the comment at the top of this file).
 func (p *Policy) gitCovered(t tree, abs string, w *walk) []written {

@@ -237,3 +237,24 @@ func TestGitMCPTools(t *testing.T) {
 		}
 	}
 }
+
+// FuzzGitObjects: no bytes an agent writes into .git (a delta, a tree, an
+// index) crash the hook or make it read past its bounds.
+func FuzzGitObjects(f *testing.F) {
+	f.Add([]byte("abc"), []byte{3, 3, 0x90, 3})
+	f.Add([]byte("hello world"), []byte{11, 5, 0x91, 6, 5})
+	f.Add([]byte(""), []byte{0, 2, 2, 'h', 'i'})
+	f.Add([]byte("100644 a\x0001234567890123456789"), []byte{0xff, 0xff, 0xff, 0xff, 0x0f})
+	f.Add([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x01"), []byte{})
+	f.Fuzz(func(t *testing.T, base, delta []byte) {
+		r := &gitRepo{b: newGitBudget(), trees: map[oid]map[string]treeEntry{}}
+		if out, err := r.applyDelta(base, delta); err == nil && int64(len(out)) > maxGitObjectSize {
+			t.Fatalf("a delta made %d bytes", len(out))
+		}
+		parseGitIndex(base)
+		var id oid
+		copy(id[:], delta)
+		r.trees = map[oid]map[string]treeEntry{}
+		_, _ = r.readTreeData(id, base)
+	})
+}

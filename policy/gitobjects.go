@@ -547,6 +547,11 @@ func (r *gitRepo) readTree(id oid) (map[string]treeEntry, bool) {
 	if !ok || typ != "tree" {
 		return nil, false
 	}
+	return r.readTreeData(id, data)
+}
+
+// readTreeData parses the content of tree id.
+func (r *gitRepo) readTreeData(id oid, data []byte) (map[string]treeEntry, bool) {
 	t := map[string]treeEntry{}
 	for len(data) > 0 {
 		sp := bytes.IndexByte(data, ' ')

@@ -242,3 +242,25 @@ func TestArgWordsClusters(t *testing.T) {
 		}
 	}
 }
+
+// FuzzFindExpr: no expression of find's makes reading it crash or
+// recurse without bound, and one that deletes with no name test deletes
+// any name.
+func FuzzFindExpr(f *testing.F) {
+	for _, s := range []string{". -name *.pyc -delete", ". -path ./b -prune -o -name *.o -delete", ". ( ( ( -name x ) ) ) -delete",
+		". ! -name a -o -exec rm {} ; -delete", ". -delete", ". -exec", ". ( -o ) , -delete"} {
+		f.Add(s, ".rewind.toml")
+	}
+	f.Fuzz(func(t *testing.T, expr, base string) {
+		s := subject{name: "find", args: strings.Fields(expr)}
+		roots, idx := findArgs(&s)
+		e := findExpr{s: &s, args: idx}
+		if !e.removes() {
+			return
+		}
+		got := e.deletes(base)
+		if len(idx) == 1 && s.args[idx[0]] == "-delete" && !got {
+			t.Errorf("find %v -delete keeps %q", roots, base)
+		}
+	})
+}
