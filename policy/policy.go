@@ -106,7 +106,7 @@ func New(cfg *Config) (*Policy, error) {
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
-	p.ownGlobs = append(ownFileGlobs(append(cfg.OwnFiles[:len(cfg.OwnFiles):len(cfg.OwnFiles)], cfg.Binaries...)), binaryGlobs(cfg.PathEnv)...)
+	p.ownGlobs = ownGlobsOf(cfg)
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
 	p.valueOpts = cat.valueOpts

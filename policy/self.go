@@ -97,8 +97,8 @@ func (p *Policy) inspectProgram(s *subject, dir string) string {
 // install, mv, rsync, scp, dd if=): a copy under another name runs
 // rewind's subcommands unrecognised, and can be changed before it runs.
 // A source is rewind's when it is one of its binaries (Config.Binaries),
-// is named like one and there, is built from rewind's module, or is a
-// word found at run time that names rewind ($(command -v rewind)).
+// is named like one and there, is built from rewind's module, or is found
+// at run time by a command that names rewind ($(command -v rewind)).
 func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 	if p.disabled("rewind") || s.remote || s.ps {
 		return Match{}, false
@@ -119,7 +119,10 @@ func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 		srcs, _, _ = spec.args(s)
 	}
 	for i, a := range s.args {
-		if s.dynamic(i) && strings.Contains(strings.ToLower(a), "rewind") && (s.name != "dd" || strings.HasPrefix(a, "if=")) {
+		// A source a command finds at run time: $(command -v rewind),
+		// `which rewind-hook`.
+		found := strings.Contains(a, "$(") || strings.Contains(a, "`")
+		if s.dynamic(i) && found && strings.Contains(strings.ToLower(a), "rewind") && (s.name != "dd" || strings.HasPrefix(a, "if=")) {
 			return selfCopy(a), true
 		}
 	}
@@ -315,6 +318,13 @@ func binaryGlobs(pathEnv string) []string {
 		}
 	}
 	return out
+}
+
+// ownGlobsOf returns the globs of rewind's own files and binaries where
+// cfg was found (see OwnFilesGlob).
+func ownGlobsOf(cfg *Config) []string {
+	own := append(cfg.OwnFiles[:len(cfg.OwnFiles):len(cfg.OwnFiles)], cfg.Binaries...)
+	return append(ownFileGlobs(own), binaryGlobs(cfg.PathEnv)...)
 }
 
 // ownFiles returns rewind's own files and binaries where it runs.

@@ -83,6 +83,7 @@ func TestRenamedRewind(t *testing.T) {
 		{"cp " + renamed + " /tmp/t", Ask},
 		{"dd if=" + renamed + " of=/tmp/t", Ask},
 		{`cp "$(command -v jq)" /tmp/t`, None},
+		{`cp "$HOME/notes/rewind.md" /tmp/t`, None},
 		{"cp " + script + " /tmp/t", None},
 	} {
 		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {

@@ -354,7 +354,7 @@ func findArgs(s *subject) (roots []string, expr []int) {
 		case a == "-H" || a == "-L" || a == "-P":
 			i++
 			continue
-		case a == "-D" || strings.HasPrefix(a, "-O") && a != "-ok" && a != "-okdir":
+		case a == "-D" || strings.HasPrefix(a, "-O"):
 			if a == "-D" {
 				i++
 			}
