@@ -888,14 +888,15 @@ func (p *Policy) expand(name string, w *walk) ([]string, bool) {
 // tree's root and the folders of the call's path below it.
 const maxProbeDirs = 64
 
-// covered returns the guarded files a command that writes tree t in the
-// folder cwd writes: rewind's own files under the tree's root, and the
-// files the rules with writes guard by name (.rewind.toml,
-// .claude/settings.json...) in the root and in every folder from cwd up
-// to the root, which discovery and the hosts read. A guarded file is
-// written when it is there (and, for git, when git would change it), or,
-// for a tree of unknown content, also when the archive could create it
-// in a folder the host reads settings from.
+// covered returns the guarded files a command that writes tree t in w's
+// folder writes: rewind's own files under the tree's root, and the files
+// the rules with writes guard by name (.rewind.toml,
+// .claude/settings.json...) in the root and in every folder from the call's
+// folder up to the root, which discovery and the hosts read. A guarded file
+// is written when it is there, or, for a tree of unknown content, also when
+// the archive (or copy) could create it in a folder the host reads
+// settings from; an archive that can be listed writes its entries, a patch
+// the files it names, and a git command what gitCovered says.
 func (p *Policy) covered(t tree, w *walk) []written {
 	cwd := w.dir
 	root := t.root
@@ -955,35 +956,14 @@ func (p *Policy) covered(t tree, w *walk) []written {
 			out = append(out, written{name: f, via: t.via})
 		}
 	}
-	var index map[string]indexEntry
-	top, known := "", true
-	if t.kind == treeGitTracked || t.kind == treeGitUntracked {
-		top = gitTopOf(abs)
-		index, known = readGitIndex(top)
-	}
 	keep := func(f string) bool {
-		if from != nil {
-			// A copy writes under the destination only the names its
-			// source holds.
-			first, _, _ := strings.Cut(gitRel(abs, f), "/")
-			if !from[strings.ToLower(first)] {
-				return false
-			}
-		}
-		if !known {
-			// An index that cannot be read says nothing of what git
-			// will change: every guarded file there may be.
+		if from == nil {
 			return true
 		}
-		switch t.kind {
-		case treeGitTracked:
-			e, tracked := index[gitRel(top, f)]
-			return tracked && e.changed(f)
-		case treeGitUntracked:
-			_, tracked := index[gitRel(top, f)]
-			return !tracked
-		}
-		return true
+		// A copy writes under the destination only the names its source
+		// holds.
+		first, _, _ := strings.Cut(gitRel(abs, f), "/")
+		return from[strings.ToLower(first)]
 	}
 	for _, own := range p.ownFiles() {
 		if within(abs, own) && exists(own) && keep(own) && (t.names == nil || t.names(filepath.Base(own))) {
@@ -1007,7 +987,7 @@ func (p *Policy) covered(t tree, w *walk) []written {
 			if t.names != nil && !t.names(path.Base(n)) {
 				continue
 			}
-			if exists(f) && keep(f) || creates && d == abs && (from == nil || keep(f)) {
+			if keep(f) && (exists(f) || creates && d == abs) {
 				add(f)
 			}
 		}
