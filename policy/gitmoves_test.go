@@ -142,6 +142,7 @@ func TestGitCleanAndIgnore(t *testing.T) {
 		{"git stash -a", Ask},
 		// A call that changes the ignore rules first.
 		{"printf '' > .gitignore && git clean -fd", Ask},
+		{"git clean -fd > .gitignore", Ask},
 		{"git config core.excludesFile /dev/null; git clean -fd", Ask},
 		{"git -c core.excludesFile=/dev/null clean -fd", Ask},
 	} {

@@ -817,6 +817,11 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 			files = append(files, written{name: x, via: s.name + " " + f.name})
 		}
 	}
+	if !w.gitDirty && gitConfigWrites(&subject{}, writtenNames(s.writes)) {
+		// The command's own redirections happen before it runs: git
+		// clean > .gitignore cleans with the file emptied.
+		w.gitDirty = true
+	}
 	for _, t := range treesOf(s) {
 		if t.root != gitTop && hasGlob(t.root) {
 			matches, ok := p.expand(t.root, w)
