@@ -259,3 +259,37 @@ func FuzzGitObjects(f *testing.F) {
 		_, _ = r.readTreeData(id, base)
 	})
 }
+
+// TestGitIgnoreRules: the ignore rules as gitignore(5) reads them: a
+// deeper file first, the last rule that matches deciding, anchored and
+// folder-only patterns, negation, and a folder that hides what is in it.
+func TestGitIgnoreRules(t *testing.T) {
+	t.Parallel()
+	top, home := t.TempDir(), t.TempDir()
+	for name, text := range map[string]string{
+		".gitignore":        "*.log\n!keep.log\n/root-only\nbuild/\n# comment\n\\#hash\nsecret/\n",
+		"sub/.gitignore":    "!debug.log\nlocal.json\n",
+		".git/info/exclude": "excluded\n",
+		".git/config":       "[core]\n\texcludesFile = ~/global-ignore\n",
+	} {
+		p := filepath.Join(top, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, "global-ignore"), []byte("*.swp\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g := newGitIgnore(top, home)
+	for rel, want := range map[string]bool{
+		"a.log": true, "keep.log": false, "sub/debug.log": false, "sub/x.log": true, "root-only": true,
+		"sub/root-only": false, "build/out": true, "x/build/out": true, "build": false, "#hash": true,
+		"sub/local.json": true, "local.json": false, "excluded": true, "a.swp": true, "secret/keep.log": true,
+		".claude/settings.local.json": false, "main.go": false,
+	} {
+		if got := g.ignored(rel); got != want {
+			t.Errorf("ignored(%q) = %v, want %v", rel, got, want)
+		}
+	}
+}
