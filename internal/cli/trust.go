@@ -30,7 +30,9 @@ the settings it sets replace yours. Editing the file makes it untrusted again.
 
 Since an agent can write such a file and run this command, trust shows the
 file and asks you to type "trust" at this machine's terminal (never from
-standard input); without a terminal it trusts nothing.
+standard input); without a terminal, or run under an agent host (Claude
+Code, Codex... among its parent processes, which may have made the
+terminal), it trusts nothing.
 
 --revoke forgets the trust of the file.`,
 		Args: cobra.MaximumNArgs(1),
