@@ -222,7 +222,7 @@ func copiedTrees(s *subject) []tree {
 	if dest == "" {
 		return nil
 	}
-	itself := hasFlag(s, "-T", "--no-target-directory")
+	itself := noTargetDir(s)
 	var out []tree
 	if itself || s.name == "ln" && hasFlag(s, "-n", "--no-dereference") {
 		out = append(out, tree{root: dest, kind: treeRemove, via: s.name + " over " + dest})
@@ -316,7 +316,7 @@ func movedTrees(s *subject) []tree {
 	for _, p := range srcs {
 		out = append(out, tree{root: p, kind: treeRemove, via: "mv " + p})
 	}
-	if dest != "" && hasFlag(s, "-T", "--no-target-directory") {
+	if dest != "" && noTargetDir(s) {
 		out = append(out, tree{root: dest, kind: treeRemove, via: "mv over " + dest})
 	}
 	return out

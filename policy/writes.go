@@ -307,8 +307,8 @@ type copySpec struct {
 	removes   bool
 }
 
-// copyArgs returns a copy command's sources and destination, and whether
-// the destination is named as a folder (-t DIR).
+// args returns a copy command's sources and destination, and whether the
+// destination is named as a folder (-t DIR).
 func (c copySpec) args(s *subject) (srcs []string, dest string, folder bool) {
 	pos, values := argWords(s, append(c.valueOpts[:len(c.valueOpts):len(c.valueOpts)], "-t", "--target-directory"))
 	dest = values["-t"]
@@ -328,14 +328,14 @@ func (c copySpec) args(s *subject) (srcs []string, dest string, folder bool) {
 // a folder, the copies inside it under their sources' names; a move also
 // its sources. A destination that may be a file or a folder (cp a b) is
 // looked at only when the name inside it would be a guarded one (see
-// written.ifDir); -T (and ln -n) make it the file itself.
+// written.ifDir); -T makes it the file itself.
 func (c copySpec) writes(s *subject) []written {
 	srcs, dest, folder := c.args(s)
 	if dest == "" {
 		return nil
 	}
 	folder = folder || len(srcs) > 1 || strings.HasSuffix(dest, "/")
-	itself := hasFlag(s, "-T", "--no-target-directory")
+	itself := noTargetDir(s)
 	out := []written{{name: dest}}
 	for _, src := range srcs {
 		in := written{name: path.Join(dest, path.Base(filepath.ToSlash(src)))}
@@ -350,6 +350,13 @@ func (c copySpec) writes(s *subject) []written {
 		}
 	}
 	return out
+}
+
+// noTargetDir reports whether a copy takes its destination for the file
+// itself, never a folder to copy into (-T of cp, mv, ln and install; -T
+// is another option to rsync and scp).
+func noTargetDir(s *subject) bool {
+	return s.name != "rsync" && s.name != "scp" && hasFlag(s, "-T", "--no-target-directory")
 }
 
 // writtenFiles returns the files an invocation writes: its output
