@@ -194,9 +194,10 @@ func (in Installed) Uncovered(cfg *policy.Config) []string {
 	case hostio.Gemini:
 		samples = []string{"run_shell_command", "mcp_server_tool", "mcp__server__tool"}
 	}
+	others := policy.ReadTools(in.Host != hostio.Gemini)
 	for _, name := range policy.HookTools(cfg) {
-		if strings.ContainsAny(name, "*?[\\") {
-			continue
+		if strings.ContainsAny(name, "*?[\\") || slices.Contains(others, name) {
+			continue // a wildcard, or another host's read tool
 		}
 		if in.Host == hostio.Gemini {
 			switch name {

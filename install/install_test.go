@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -584,11 +585,12 @@ func TestMatcher(t *testing.T) {
 		passed []string // tools that need no hook run
 	}{
 		{hostio.Claude, `^(Bash|PowerShell|mcp__.*|Write|Notebook.*|Deploy[A-Z].*|`,
-			[]string{"Bash", "PowerShell", "mcp__vsphere__power_off_vm", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "DeployApp", "TodoWrite"},
-			[]string{"Read", "Glob", "Grep", "WebFetch", "Deployapp", "bash"}},
+			// The read tools too: rewind judges them for its secrets.
+			[]string{"Bash", "PowerShell", "mcp__vsphere__power_off_vm", "Write", "Edit", "MultiEdit", "NotebookEdit", "NotebookRead", "DeployApp", "TodoWrite", "Read", "Glob", "Grep", "LS"},
+			[]string{"WebFetch", "WebSearch", "Deployapp", "bash", "Task"}},
 		{hostio.Gemini, `^(run_shell_command|mcp_.*|write_file|Notebook.*|Deploy[A-Z].*|`,
-			[]string{"run_shell_command", "mcp_vsphere_power_off_vm", "write_file", "replace"},
-			[]string{"read_file", "glob", "google_web_search"}},
+			[]string{"run_shell_command", "mcp_vsphere_power_off_vm", "write_file", "replace", "read_file", "read_many_files", "glob", "search_file_content"},
+			[]string{"google_web_search", "web_fetch"}},
 	}
 	for _, tt := range tests {
 		m := Matcher(tt.host, cfg)
@@ -695,6 +697,7 @@ func TestMatcherMatches(t *testing.T) {
 }
 
 func TestUncovered(t *testing.T) {
+	const readTools = "Read Grep Glob LS NotebookRead"
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}}
 	for _, tt := range []struct {
@@ -702,12 +705,14 @@ func TestUncovered(t *testing.T) {
 		want string
 	}{
 		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: Matcher(hostio.Claude, cfg)}, ""},
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool PowerShell Write Edit MultiEdit NotebookEdit"},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash"}, "mcp__server__tool PowerShell Write Edit MultiEdit NotebookEdit " + readTools},
 		// The matcher of an earlier install: the catalog's file tools,
-		// whose writes to rewind's own config are asked, and the Windows
-		// shell pass unjudged.
-		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "PowerShell Write Edit MultiEdit NotebookEdit"},
-		{Installed{Host: hostio.Codex, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write Edit MultiEdit NotebookEdit"},
+		// whose writes to rewind's own config are asked, the Windows
+		// shell, and the read tools, judged for rewind's secrets, pass
+		// unjudged.
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "PowerShell Write Edit MultiEdit NotebookEdit " + readTools},
+		{Installed{Host: hostio.Codex, HasMatcher: true, Matcher: "^(Bash|mcp__.*)$"}, "Write Edit MultiEdit NotebookEdit " + readTools},
+		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "^(Bash|PowerShell|mcp__.*|Write|Edit|MultiEdit|NotebookEdit)$"}, readTools},
 		{Installed{Host: hostio.Claude, HasMatcher: true, Matcher: "Bash", Post: true}, ""},
 		{Installed{Host: hostio.Gemini, HasMatcher: true, Matcher: Matcher(hostio.Gemini, cfg)}, ""},
 		{Installed{Host: hostio.Cursor}, ""},
@@ -715,5 +720,28 @@ func TestUncovered(t *testing.T) {
 		if got := strings.Join(tt.in.Uncovered(cfg), " "); got != tt.want {
 			t.Errorf("Uncovered(%s %q) = %q, want %q", tt.in.Host, tt.in.Matcher, got, tt.want)
 		}
+	}
+}
+
+// TestInstallRecordsBinaries: an install records the binaries its hooks
+// run in installs.json, where the policy reads them to guard them; a
+// dry run or an install that changes nothing records none.
+func TestInstallRecordsBinaries(t *testing.T) {
+	env := testEnv(t)
+	o := testOptions(t, env, hostio.Claude, Project)
+	record := filepath.Join(o.StateDir, provenanceFile)
+	if _, err := Plan(o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(record); err == nil {
+		t.Fatal("a plan alone recorded the install")
+	}
+	install(t, o)
+	var rec struct{ Binaries []string }
+	if err := json.Unmarshal([]byte(readFile(t, record)), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(rec.Binaries, []string{"/b/rewind", "/b/rewind-hook"}) {
+		t.Errorf("binaries %q", rec.Binaries)
 	}
 }

@@ -91,6 +91,9 @@ type Result struct {
 	// uninstall.
 	stateDir string
 	remove   bool
+	// binaries are the rewind binaries the hooks installed run, which
+	// Apply records for the policy to guard (policy.Config.Binaries).
+	binaries []string
 }
 
 // HookTimeout is the timeout rewind writes for a hook with the given
@@ -204,6 +207,13 @@ func plan(o Options, add bool) (*Result, error) {
 		}
 	}
 	res := &Result{stateDir: o.StateDir, remove: !add}
+	if add {
+		for _, b := range []string{o.Binary, o.HookBinary} {
+			if b != "" {
+				res.binaries = append(res.binaries, b)
+			}
+		}
+	}
 	for _, path := range p.order {
 		f := p.files[path]
 		if c, changed := f.change(p.t.hooks, p.prov, add); changed {
@@ -998,6 +1008,9 @@ func (r *Result) Apply() error {
 			return err
 		}
 		prov.add(c.Path, c.Old == nil, c.created, made)
+	}
+	if len(r.Changes) > 0 {
+		prov.addBinaries(r.binaries)
 	}
 	// Deepest first; only an empty folder goes, so one that still holds
 	// another file (or one another install recorded) stays.

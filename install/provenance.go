@@ -24,7 +24,11 @@ const provenanceFile = "installs.json"
 type provenance struct {
 	path  string           // "" when there is no state folder: nothing is kept
 	Files map[string]*made `json:"files"`
-	dirty bool
+	// Binaries are the rewind binaries installed hooks run: the policy
+	// guards them as rewind's own files, since a hook binary replaced by
+	// one that exits 0 lets every call through.
+	Binaries []string `json:"binaries,omitempty"`
+	dirty    bool
 }
 
 // made is what installs created for one settings file.
@@ -103,6 +107,16 @@ func (p *provenance) add(file string, createdFile bool, containers [][]string, d
 		}
 	}
 	p.dirty = true
+}
+
+// addBinaries records the binaries an install's hooks run.
+func (p *provenance) addBinaries(bins []string) {
+	for _, b := range bins {
+		if !slices.Contains(p.Binaries, b) {
+			p.Binaries = append(p.Binaries, b)
+			p.dirty = true
+		}
+	}
 }
 
 // dirs are the folders installs made for file, deepest first.

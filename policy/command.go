@@ -40,6 +40,9 @@ type subject struct {
 	reached      bool
 	reach        []string
 	reachUnknown bool
+	// self says why a command under another name is judged as rewind
+	// (see asRewind).
+	self string
 	// pos caches the positionals for rules without options of their
 	// own, once posDone is set; callers only read it.
 	pos     []int

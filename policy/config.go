@@ -56,6 +56,13 @@ type Config struct {
 	// secrets and tokens where it runs; a call that reads one is asked.
 	// Find fills it in.
 	SecretFiles []string
+	// Binaries are rewind's own binaries where it runs: the running
+	// executable and the one beside it (rewind, rewind-hook), those the
+	// installed hooks run (recorded in the state folder's installs.json),
+	// and rewind and rewind-hook in every folder of $PATH, where a new one
+	// would shadow the installed one. A write to one is asked as a write
+	// to rewind's own files; Find fills it in.
+	Binaries []string
 	// PathEnv is $PATH where rewind runs, in which a command's name is
 	// looked up to tell whether it runs rewind under another name; Find
 	// fills it in.

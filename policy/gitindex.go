@@ -21,6 +21,8 @@ import (
 type indexEntry struct {
 	mtimeSec, mtimeNsec uint32
 	size                uint32
+	// oid names the content git holds for it.
+	oid oid
 }
 
 // changed reports whether the file at f differs from what the index
@@ -97,6 +99,7 @@ func parseGitIndex(data []byte) (map[string]indexEntry, bool) {
 			mtimeNsec: binary.BigEndian.Uint32(rest[12:16]),
 			size:      binary.BigEndian.Uint32(rest[36:40]),
 		}
+		copy(e.oid[:], rest[40:60])
 		flags := binary.BigEndian.Uint16(rest[60:62])
 		head := fixed
 		if flags&0x4000 != 0 {

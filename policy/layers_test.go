@@ -15,7 +15,7 @@ import (
 // lab is a user config, a project below it and a state folder, in a
 // temporary folder.
 type lab struct {
-	t       *testing.T
+	t       testing.TB
 	root    string
 	user    string // the user config file
 	project string // the project folder
@@ -44,7 +44,7 @@ effect = "deny"
 reason = "a VM without a definition cannot be rewound"
 `
 
-func newLab(t *testing.T, user string) *lab {
+func newLab(t testing.TB, user string) *lab {
 	t.Helper()
 	root := t.TempDir()
 	l := &lab{t: t, root: root, user: filepath.Join(root, "home", ".config", "rewind", "config.toml"),

@@ -106,7 +106,7 @@ func New(cfg *Config) (*Policy, error) {
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
-	p.ownGlobs = ownFileGlobs(cfg.OwnFiles)
+	p.ownGlobs = ownGlobsOf(cfg)
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
 	p.valueOpts = cat.valueOpts
@@ -378,6 +378,9 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 // findings as they come, keeping only what its verdict needs.
 func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
 	folds := p.folds(cwd)
+	for _, f := range folds {
+		f.w.globDots = mentionsGlobDots(cmd)
+	}
 	shell.Scan(cmd, func(x shell.Finding) {
 		for _, f := range folds {
 			f.add(x)
@@ -444,7 +447,7 @@ func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
 // judgeCode judges code that a command hands to a place (see reach), as
 // commands running there, in cwd when the place is here.
 func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
-	w := walk{dir: cwd}
+	w := walk{dir: cwd, globDots: mentionsGlobDots(code)}
 	shell.Scan(code, func(x shell.Finding) {
 		if p.skipped(x) {
 			return
@@ -484,11 +487,14 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 		reached = false
 	}
 	m := p.judge(s)
+	if s.self != "" && m.Effect >= Ask {
+		m.Reason = s.self + "; " + m.Reason
+	}
 	if !s.remote {
 		// The files a command writes are judged from the folder it
 		// runs in, which the cd before it decides. Most commands write
 		// none, and spare the copy of s that judging writes keeps.
-		if len(s.writes) > 0 || (writeCommands[s.name] != nil || treeCommands[s.name] != nil) && !s.ps {
+		if writesFiles(s) {
 			sw := *s
 			m = p.judgeCommandWrites(&sw, m, w)
 		}
@@ -738,9 +744,12 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 			matches, listed = words, true
 		}
 	}
-	if sm, ok := p.toolReadsSecret(in, c.Cwd); ok {
+	if sm, ok := p.toolReadsSecret(c.Tool, in, c.Cwd); ok {
 		sm.Kind, sm.Source = KindTool, c.Tool
 		matches = append(matches, sm)
+	}
+	if gm, ok := p.judgeGitTool(c, in); ok {
+		matches = append(matches, gm)
 	}
 	applies := func(r *writeRule) bool { return r.tool != nil && r.tool.match(c.Tool, snake, in) }
 	files := toolWrites(c.Tool, in)
@@ -792,34 +801,4 @@ func namesCmdlet(patterns []string, name string) bool {
 		}
 	}
 	return false
-}
-
-// judgeCommandWrites is the pass of the rules with writes over the files
-// a local command writes; the rule that matches decides when it is
-// stricter than m, the verdict of the other rules.
-func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
-	cwd := w.dir
-	files := writtenNames(writtenFiles(s))
-	for _, t := range treesOf(s) {
-		c, ok := w.cover(p, t)
-		if !ok {
-			// Past the bound on folders looked at, a folder written as
-			// a whole may hold anything.
-			m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes past a limit", nil
-			m.Reason = fmt.Sprintf("%s, past the %d folders rewind looks into for one call: it may hold rewind's own files", t.via, maxTreeProbes)
-			return m
-		}
-		files = append(files, c...)
-	}
-	wm, ok := p.judgeWrites(p.writes, files, cwd, func(r *writeRule) bool {
-		if r.cmd == nil {
-			return false
-		}
-		_, ok := r.cmd.match(s, false)
-		return ok
-	})
-	if ok && (wm.Effect > m.Effect || m.Rule == "") {
-		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
-	}
-	return m
 }

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"regexp"
@@ -51,6 +52,7 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 	}
 	nb := nativeBatch{p: p, depth: depth, add: add}
 	pipes := make(pipes)
+	w := &walk{dir: *dir, globDots: true}
 	powershell.Scan(code, func(f powershell.Finding) {
 		switch {
 		case f.Command != nil:
@@ -65,7 +67,8 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 					// A program's output redirected by PowerShell:
 					// PowerShell writes the file.
 					s := psSubject(f.Command, pl, nil)
-					m := p.psWrites(&s, f.Command, Match{Via: pl.via}, *dir)
+					w.dir = *dir
+					m := p.psWrites(&s, f.Command, Match{Via: pl.via}, w)
 					m.Kind, m.Source = KindCmdlet, s.text()
 					add(m)
 				}
@@ -75,7 +78,8 @@ func (p *Policy) judgePowerShell(code string, at place, dir *string, depth int, 
 				nb.flush()
 				*dir = d
 			}
-			add(p.judgeCmdlet(f.Command, pl, *dir, in))
+			w.dir = *dir
+			add(p.judgeCmdlet(f.Command, pl, w, in))
 		case f.Code != nil:
 			if p.skipPlace(f.Code.Place) {
 				return
@@ -133,11 +137,14 @@ func (at place) join(pp powershell.Place) place {
 
 // judgeCmdlet judges a cmdlet or function at its place: the cmdlet rules,
 // and, where it runs here, the files it writes.
-func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string, in *piped) Match {
+func (p *Policy) judgeCmdlet(c *powershell.Command, at place, w *walk, in *piped) Match {
 	s := psSubject(c, at, in)
 	m := p.judge(&s)
 	if !s.remote {
-		m = p.psWrites(&s, c, m, dir)
+		m = p.psWrites(&s, c, m, w)
+		if sm, ok := p.psSecretReads(c, w.dir); ok && (sm.Effect > m.Effect || m.Rule == "") {
+			m.Effect, m.Rule, m.Reason, m.Targets = sm.Effect, sm.Rule, sm.Reason, nil
+		}
 	}
 	m.Kind = KindCmdlet
 	m.Source = s.text()
@@ -147,12 +154,46 @@ func (p *Policy) judgeCmdlet(c *powershell.Command, at place, dir string, in *pi
 // psWrites is the pass of the rules with writes over the files a command
 // PowerShell runs here writes; the rule that matches decides when it is
 // stricter than m.
-func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, dir string) Match {
-	files := psWrittenFiles(c, p)
+func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, w *walk) Match {
+	dir := w.dir
+	files := writtenNames(psWrittenFiles(c, p))
+	trees, unknown := psTrees(c)
+	if unknown != "" {
+		m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes from the pipeline", nil
+		m.Reason = c.Name + " " + unknown + ": they may be rewind's own files"
+		return m
+	}
+	for _, t := range trees {
+		if t.kind == treeRemove {
+			// The item itself goes, a file as much as a folder.
+			files = append(files, written{name: t.root})
+		}
+		roots := []string{t.root}
+		if hasGlob(t.root) {
+			matches, ok := p.expand(t.root, w)
+			if !ok {
+				m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes past a limit", nil
+				m.Reason = fmt.Sprintf("%s, past the %d names and %d folder entries rewind looks into for one call: it may hold rewind's own files", t.via, maxGlobMatches, maxGlobDirents)
+				return m
+			}
+			roots = matches
+		}
+		for _, r := range roots {
+			mt := t
+			mt.root = r
+			c, ok := w.cover(p, mt)
+			if !ok {
+				m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes past a limit", nil
+				m.Reason = fmt.Sprintf("%s, past the %d folders rewind looks into for one call: it may hold rewind's own files", t.via, maxTreeProbes)
+				return m
+			}
+			files = append(files, c...)
+		}
+	}
 	if len(files) == 0 {
 		return m
 	}
-	wm, ok := p.judgeWrites(p.writes, writtenNames(files), dir, func(r *writeRule) bool {
+	wm, ok := p.judgeWrites(p.writes, files, dir, func(r *writeRule) bool {
 		if r.cmd == nil {
 			return false
 		}
@@ -440,6 +481,167 @@ func psWrittenFiles(c *powershell.Command, p *Policy) []string {
 		}
 	}
 	return files
+}
+
+// psReaders are the cmdlets that read the files they are given, where
+// their paths are (named, and the position of the first), and whether they
+// read folders whole (with -Recurse for Copy-Item).
+var psReaders = map[string]struct {
+	position int
+	whole    bool
+	values   []string
+}{
+	"get-content":      {0, false, []string{"Path", "LiteralPath", "TotalCount", "Tail", "Head", "First", "Last", "ReadCount", "Encoding", "Delimiter", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+	"select-string":    {1, false, []string{"Pattern", "Path", "LiteralPath", "Include", "Exclude", "Encoding", "Context", "Culture", "InputObject"}},
+	"copy-item":        {0, false, []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}},
+	"import-csv":       {0, false, []string{"Path", "LiteralPath", "Delimiter", "Encoding", "Header", "Culture"}},
+	"import-clixml":    {0, false, []string{"Path", "LiteralPath", "First", "Skip"}},
+	"format-hex":       {0, false, []string{"Path", "LiteralPath", "Encoding", "Count", "Offset", "InputObject"}},
+	"compress-archive": {0, true, []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+}
+
+// psSecretReads asks about a cmdlet that reads rewind's secret files:
+// Get-Content (gc, cat, type), Select-String, Copy-Item, Import-Csv and
+// the like given a path in them, Compress-Archive or Copy-Item -Recurse
+// given a folder above them, and a web request that sends one (-InFile).
+func (p *Policy) psSecretReads(c *powershell.Command, dir string) (Match, bool) {
+	if len(p.cfg.SecretFiles) == 0 {
+		return Match{}, false
+	}
+	name := strings.ToLower(c.Name)
+	var paths []string
+	whole := false
+	if r, ok := psReaders[name]; ok {
+		whole = r.whole || name == "copy-item" && psHasParam(c, "Recurse")
+		for _, n := range []string{"Path", "LiteralPath", "PSPath", "LP"} {
+			if a, ok := c.Named(r.values, n); ok {
+				for _, e := range a.Elems() {
+					paths = append(paths, psPath(e))
+				}
+			}
+		}
+		if pos := c.Positional(r.values); len(paths) == 0 && len(pos) > r.position {
+			for _, e := range pos[r.position].Elems() {
+				paths = append(paths, psPath(e))
+			}
+		}
+	}
+	if spec, ok := psWrites[name]; ok && (name == "invoke-webrequest" || name == "invoke-restmethod") {
+		if a, ok := c.Named(spec.values, "InFile"); ok {
+			paths = append(paths, psPath(a.Text))
+		}
+	}
+	for _, f := range paths {
+		if p.readsSecret(f, dir, whole) != "" {
+			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", f, secretReason)}, true
+		}
+	}
+	return Match{}, false
+}
+
+// psTreeCmdlets are the cmdlets that write what they are given as a
+// whole: a folder removed, moved, renamed or given an ACL takes what is
+// in it along.
+var psTreeCmdlets = map[string]bool{"remove-item": true, "move-item": true, "rename-item": true, "set-acl": true, "clear-item": true}
+
+// psPipelineSources are the cmdlets that pass on the items of the paths
+// they are given (the folder's own children for Get-ChildItem).
+var psPipelineSources = map[string]bool{"get-childitem": true, "get-item": true, "resolve-path": true, "get-itemproperty": true}
+
+// psTrees returns the folders a cmdlet writes as a whole: the paths of
+// Remove-Item, Move-Item (its sources), Rename-Item and Set-Acl, the folder
+// Expand-Archive extracts into, the destination of Copy-Item -Recurse. A
+// removal given no path takes the items that come down the pipeline: those
+// of Get-ChildItem or Get-Item PATH (through filters), or, from any other
+// command, items not known before the call runs, which unknown says.
+func psTrees(c *powershell.Command) (out []tree, unknown string) {
+	name := strings.ToLower(c.Name)
+	spec := psWrites[name]
+	paths := func(cmd *powershell.Command, spec psWrite, positions ...int) []string {
+		var out []string
+		for _, n := range []string{"Path", "LiteralPath", "PSPath", "LP"} {
+			if a, ok := cmd.Named(spec.values, n); ok {
+				for _, e := range a.Elems() {
+					out = append(out, psPath(e))
+				}
+			}
+		}
+		if len(out) == 0 {
+			pos := cmd.Positional(spec.values)
+			for _, i := range positions {
+				if i < len(pos) {
+					for _, e := range pos[i].Elems() {
+						out = append(out, psPath(e))
+					}
+				}
+			}
+		}
+		return out
+	}
+	switch {
+	case psTreeCmdlets[name]:
+		roots := paths(c, spec, 0)
+		if len(roots) == 0 && c.Input != nil {
+			src := c.Input.From
+			for src != nil && psFilters[strings.ToLower(src.Name)] && src.Input != nil {
+				src = src.Input.From
+			}
+			switch {
+			case src != nil && psPipelineSources[strings.ToLower(src.Name)]:
+				roots = paths(src, psWrite{values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Depth", "Credential", "Attributes", "Name"}}, 0)
+				if len(roots) == 0 {
+					roots = []string{"."}
+				}
+			case src != nil:
+				return nil, "takes the paths that " + src.Name + " passes down the pipeline, known only when it runs"
+			case len(c.Input.Values) > 0:
+				for _, v := range c.Input.Values {
+					roots = append(roots, psPath(v))
+				}
+			default:
+				return nil, "takes its paths from the pipeline, known only when it runs"
+			}
+		}
+		for _, r := range roots {
+			out = append(out, tree{root: r, kind: treeRemove, via: c.Name + " " + r})
+		}
+	case name == "expand-archive":
+		archive := paths(c, spec, 0)
+		dest, ok := c.Named(spec.values, "DestinationPath")
+		root := ""
+		if ok {
+			root = psPath(dest.Text)
+		} else if pos := c.Positional(spec.values); len(pos) > 1 {
+			root = psPath(pos[1].Text)
+		}
+		a := ""
+		if len(archive) > 0 {
+			a = archive[0]
+			if root == "" {
+				// By default a folder named for the archive, here.
+				root = strings.TrimSuffix(path.Base(a), path.Ext(a))
+			}
+		}
+		if root == "" {
+			root = "."
+		}
+		out = append(out, tree{root: root, kind: treeUnknown, via: "Expand-Archive into " + root, archive: a})
+	case name == "copy-item" && psHasParam(c, "Recurse"):
+		dest, ok := c.Named(spec.values, "Destination")
+		pos := c.Positional(spec.values)
+		if !ok && len(pos) > 1 {
+			dest, ok = pos[1], true
+		}
+		if !ok {
+			break
+		}
+		d := psPath(dest.Text)
+		for _, src := range paths(c, psWrite{values: spec.values}, 0) {
+			out = append(out, tree{root: d, kind: treeUnknown, via: "Copy-Item -Recurse " + src + " " + d, from: src, unlessDir: true},
+				tree{root: path.Join(d, path.Base(src)), kind: treeUnknown, via: "Copy-Item -Recurse " + src + " " + d, from: src})
+		}
+	}
+	return out, ""
 }
 
 // psPath reads a path as PowerShell code writes it: \ is a separator, as

@@ -2,10 +2,15 @@ package policy
 
 import (
 	"debug/buildinfo"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
+
+	"github.com/rewind-dev/rewind/internal/dirs"
 )
 
 // The catalog asks rewind's own subcommands that loosen the guard or go
@@ -13,8 +18,13 @@ import (
 // The rules name the command rewind; an agent that copies the binary to
 // another name (cp $(command -v rewind) /tmp/x; /tmp/x trust) or runs it
 // from source (go run ./cmd/rewind trust) is recognised where it can be,
-// and the command is judged as rewind. The confirmations these
-// subcommands ask for themselves do not depend on it.
+// and the command is judged as rewind. A command given one of those
+// subcommands whose program cannot be looked at when the call is judged —
+// a path not there yet (made earlier in the same call), a link (which the
+// call may point anywhere), a name not found in $PATH — is judged as
+// rewind too: unknowable means asked. Copying or linking rewind's binary
+// is asked as well (judgeSelfCopy). The confirmations these subcommands
+// ask for themselves do not depend on any of it.
 
 // selfWords are the subcommands of rewind that its catalog asks about: a
 // command given one of them as its first word is looked at more closely.
@@ -46,9 +56,111 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		return
 	}
 	w.probes++
-	if bin := p.lookPath(s.name, s.path, w.dir); bin != "" && builtFromRewind(bin) {
-		s.name = "rewind"
+	if why := p.inspectProgram(s, w.dir); why != "" {
+		s.name, s.self = "rewind", why
 	}
+}
+
+// inspectProgram says why the program s runs may be rewind: it is a
+// binary built from rewind's module, or it cannot be looked at now. It
+// returns "" for a program that is not rewind.
+func (p *Policy) inspectProgram(s *subject, dir string) string {
+	shown := s.name
+	if strings.Contains(s.path, "/") {
+		shown = s.path
+		abs := p.absPath(s.path, dir)
+		if abs == "" {
+			return shown + " runs from a folder known only at run time: it may be rewind under another name"
+		}
+		fi, err := os.Lstat(abs)
+		switch {
+		case err != nil:
+			return shown + " is not there when the call is judged (the call may copy or build rewind there first)"
+		case fi.Mode()&os.ModeSymlink != 0:
+			return shown + " is a link, which the call may point at rewind"
+		case fi.Mode().IsRegular() && builtFromRewind(abs):
+			return shown + " is rewind under another name"
+		}
+		return ""
+	}
+	bin := p.lookPath(s.name, s.path, dir)
+	switch {
+	case bin == "":
+		return shown + " is not found in $PATH when the call is judged (the call may put rewind there first)"
+	case builtFromRewind(bin):
+		return shown + " (" + bin + ") is rewind under another name"
+	}
+	return ""
+}
+
+// judgeSelfCopy asks about copying or linking rewind's binary (cp, ln,
+// install, mv, rsync, scp, dd if=): a copy under another name runs
+// rewind's subcommands unrecognised, and can be changed before it runs.
+// A source is rewind's when it is one of its binaries (Config.Binaries),
+// is named like one and there, is built from rewind's module, or is found
+// at run time by a command that names rewind ($(command -v rewind)).
+func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
+	if p.disabled("rewind") || s.remote || s.ps {
+		return Match{}, false
+	}
+	var srcs []string
+	switch {
+	case s.name == "dd":
+		for _, a := range s.args {
+			if v, ok := strings.CutPrefix(a, "if="); ok {
+				srcs = append(srcs, v)
+			}
+		}
+	default:
+		spec, ok := copyCommands[s.name]
+		if !ok {
+			return Match{}, false
+		}
+		srcs, _, _ = spec.args(s)
+	}
+	for i, a := range s.args {
+		// A source a command finds at run time: $(command -v rewind),
+		// `which rewind-hook`.
+		found := strings.Contains(a, "$(") || strings.Contains(a, "`")
+		if s.dynamic(i) && found && strings.Contains(strings.ToLower(a), "rewind") && (s.name != "dd" || strings.HasPrefix(a, "if=")) {
+			return selfCopy(a), true
+		}
+	}
+	for _, src := range srcs {
+		if strings.HasPrefix(src, "-") || strings.Contains(src, "$") {
+			continue
+		}
+		abs := p.absPath(src, w.dir)
+		if abs == "" {
+			continue
+		}
+		real := abs
+		if r, err := filepath.EvalSymlinks(abs); err == nil {
+			real = r
+		}
+		if slices.Contains(p.cfg.Binaries, abs) || slices.Contains(p.cfg.Binaries, real) ||
+			slices.Contains(binaryNames, strings.ToLower(filepath.Base(real))) && exists(real) {
+			return selfCopy(src), true
+		}
+		if w.probes >= maxTreeProbes {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			w.probes++
+			if builtFromRewind(real) {
+				return selfCopy(src), true
+			}
+		}
+	}
+	return Match{}, false
+}
+
+// selfCopyRule names the built-in check of copies of rewind's binary.
+const selfCopyRule = "catalog:copies rewind"
+
+func selfCopy(src string) Match {
+	return Match{Effect: Ask, Rule: selfCopyRule,
+		Reason: fmt.Sprintf("copies rewind's binary (%s): a copy under another name runs rewind trust or uninstall unrecognised, and may be changed before it runs", clipWord(src))}
 }
 
 // firstWord returns the first argument that is not an option, or "".
@@ -126,4 +238,96 @@ func builtFromRewind(name string) bool {
 		return false
 	}
 	return bi.Main.Path == rewindModule || strings.HasPrefix(bi.Path, rewindModule+"/")
+}
+
+// binaryNames are the names of rewind's binaries.
+var binaryNames = []string{"rewind", "rewind-hook", "rewind.exe", "rewind-hook.exe"}
+
+// rewindBinaries returns rewind's own binaries where it runs (see
+// Config.Binaries): the running executable and those beside it, the ones
+// installs recorded, and rewind's names in every absolute folder of
+// pathEnv.
+func rewindBinaries(getenv func(string) string, pathEnv string) []string {
+	var out []string
+	add := func(p string) {
+		if p != "" && filepath.IsAbs(p) && !slices.Contains(out, filepath.Clean(p)) {
+			out = append(out, filepath.Clean(p))
+		}
+	}
+	if exe, err := os.Executable(); err == nil {
+		add(exe)
+		folders := []string{filepath.Dir(exe)}
+		if real, err := filepath.EvalSymlinks(exe); err == nil && real != exe {
+			add(real)
+			folders = append(folders, filepath.Dir(real))
+		}
+		for _, d := range folders {
+			for _, n := range binaryNames {
+				add(filepath.Join(d, n))
+			}
+		}
+	}
+	if dir, err := dirs.State(getenv); err == nil {
+		for _, b := range installedBinaries(filepath.Join(dir, "installs.json")) {
+			add(b)
+		}
+	}
+	for _, d := range filepath.SplitList(pathEnv) {
+		if filepath.IsAbs(d) {
+			for _, n := range binaryNames {
+				add(filepath.Join(d, n))
+			}
+		}
+	}
+	return out
+}
+
+// maxInstallsFile bounds the installs record read.
+const maxInstallsFile = 1 << 20
+
+// installedBinaries reads the binaries that installs recorded in the state
+// folder's installs.json (see package install).
+func installedBinaries(name string) []string {
+	data, err := readSmall(name, maxInstallsFile)
+	if err != nil {
+		return nil
+	}
+	var rec struct {
+		Binaries []string `json:"binaries"`
+	}
+	if json.Unmarshal(data, &rec) != nil {
+		return nil
+	}
+	return rec.Binaries
+}
+
+// binaryGlobs guards rewind's names in the relative folders of pathEnv
+// ("." and the like, which the host's shell reads from the folder it runs
+// in): in any folder, since that one is not known when the policy is made.
+func binaryGlobs(pathEnv string) []string {
+	var out []string
+	for _, d := range filepath.SplitList(pathEnv) {
+		if filepath.IsAbs(d) {
+			continue
+		}
+		for _, n := range binaryNames {
+			g := "**/" + n
+			if !slices.Contains(out, g) {
+				out = append(out, g)
+			}
+		}
+	}
+	return out
+}
+
+// ownGlobsOf returns the globs of rewind's own files and binaries where
+// cfg was found (see OwnFilesGlob).
+func ownGlobsOf(cfg *Config) []string {
+	own := append(cfg.OwnFiles[:len(cfg.OwnFiles):len(cfg.OwnFiles)], cfg.Binaries...)
+	return append(ownFileGlobs(own), binaryGlobs(cfg.PathEnv)...)
+}
+
+// ownFiles returns rewind's own files and binaries where it runs.
+func (p *Policy) ownFiles() []string {
+	return append(p.cfg.OwnFiles[:len(p.cfg.OwnFiles):len(p.cfg.OwnFiles)], p.cfg.Binaries...)
 }

@@ -287,9 +287,11 @@ func isLower(c byte) bool { return 'a' <= c && c <= 'z' }
 // HookTools returns the name globs (path.Match patterns, alternatives
 // split) of the [[tool]] rules of the catalog and of cfg that judge tools
 // other than MCP tools, such as the file tools whose writes to rewind's own
-// config are asked. A host whose hook is registered for some tools only
-// must send these to the hook beside its shell and MCP tools, or their
-// rules never run. A nil cfg means the catalog alone.
+// config are asked, and then the hosts' read and search tools (Read, Grep,
+// Glob...), which rewind judges for its secrets. A host whose hook is
+// registered for some tools only must send these to the hook beside its
+// shell and MCP tools, or their rules never run. A nil cfg means the
+// catalog alone.
 func HookTools(cfg *Config) []string {
 	var globs []string
 	seen := map[string]bool{}
@@ -307,5 +309,22 @@ func HookTools(cfg *Config) []string {
 			}
 		}
 	}
+	for _, name := range append(ReadTools(false), ReadTools(true)...) {
+		if !seen[name] {
+			globs = append(globs, name)
+		}
+	}
 	return globs
+}
+
+// ReadTools returns the read and search tools of the hosts whose hooks
+// select tools by a matcher, Claude Code's (which Codex shares) or, with
+// gemini, Gemini CLI's: rewind judges them for its secrets (see
+// readTools), so the matcher must send them to the hook. HookTools holds
+// them all.
+func ReadTools(gemini bool) []string {
+	if gemini {
+		return []string{"read_file", "read_many_files", "list_directory", "glob", "search_file_content"}
+	}
+	return []string{"Read", "Grep", "Glob", "LS", "NotebookRead"}
 }

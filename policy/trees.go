@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -29,6 +31,9 @@ const (
 	treeGitTracked
 	// treeGitUntracked removes the files git does not track (git clean).
 	treeGitUntracked
+	// treeGitMove moves the tracked files to another commit's content
+	// (git checkout REF, merge, cherry-pick...; see gitMove).
+	treeGitMove
 )
 
 // tree is a folder a command writes as a whole.
@@ -47,6 +52,21 @@ type tree struct {
 	// names, when set, tells whether a file of the tree by that base
 	// name is written (find -name PATTERN -delete).
 	names func(base string) bool
+	// from is the source a copy of folders reads (cp -r SRC DEST): of a
+	// tree of unknown content, only what SRC holds can be written.
+	from string
+	// unlessDir marks the tree written only when its root is not a
+	// folder: cp -r SRC DEST makes DEST a copy of SRC then, and writes
+	// DEST/SRC otherwise.
+	unlessDir bool
+	// move and clean say what a git command does to the tracked and the
+	// untracked files; gitCD is the folder git -C moves to, and gitOpaque
+	// is set when git may read another repository or settings than the
+	// hook finds.
+	move      *gitMove
+	clean     *gitClean
+	gitCD     string
+	gitOpaque bool
 }
 
 // written is a file a call writes, and, for a file found in a folder the
@@ -54,6 +74,9 @@ type tree struct {
 type written struct {
 	name string
 	via  string
+	// ifDir, when set, is a folder the file is written in only if it is
+	// a folder when the call runs: cp a b writes b/a when b is one.
+	ifDir string
 }
 
 func writtenNames(names []string) []written {
@@ -67,23 +90,174 @@ func writtenNames(names []string) []written {
 // treeCommands are the commands known to write folders as a whole, and how
 // to find them.
 var treeCommands = map[string]func(s *subject) []tree{
-	"rm":     recursiveRemoval("-r", "-R", "--recursive"),
-	"rmdir":  removedTrees(nil),
-	"mv":     movedTrees,
-	"chmod":  recursiveRemoval("-R", "--recursive"),
-	"chown":  recursiveRemoval("-R", "--recursive"),
-	"chgrp":  recursiveRemoval("-R", "--recursive"),
-	"find":   findTrees,
-	"rsync":  rsyncTrees,
-	"git":    gitTrees,
-	"tar":    extraction,
-	"bsdtar": extraction,
-	"unzip":  extraction,
-	"7z":     extraction,
-	"7za":    extraction,
-	"cpio":   extraction,
-	"patch":  patchTrees,
-	"wget":   downloadTrees,
+	"rm":      recursiveRemoval("-r", "-R", "--recursive"),
+	"rmdir":   removedTrees(nil),
+	"mv":      movedTrees,
+	"cp":      copiedTrees,
+	"ln":      copiedTrees,
+	"install": copiedTrees,
+	"scp":     copiedTrees,
+	"chmod":   chmodTrees,
+	"chown":   removedTrees([]string{"--reference", "--from"}),
+	"chgrp":   removedTrees([]string{"--reference"}),
+	"setfacl": aclTrees,
+	"chattr":  attrTrees,
+	"find":    findTrees,
+	"rsync":   rsyncTrees,
+	"git":     gitTrees,
+	"tar":     tarTrees,
+	"bsdtar":  tarTrees,
+	"unzip":   extraction,
+	"7z":      sevenZipAll,
+	"7za":     sevenZipAll,
+	"7zr":     sevenZipAll,
+	"cpio":    extraction,
+	"patch":   patchTrees,
+	"wget":    downloadTrees,
+	"zip":     zipTrees,
+	"rename":  renameTrees,
+	"prename": renameTrees,
+}
+
+func init() {
+	for name := range compressors {
+		treeCommands[name] = compressTrees
+	}
+}
+
+// tarTrees reads tar extracting (see extraction) and tar
+// --remove-files, whose inputs go.
+func tarTrees(s *subject) []tree {
+	if out := extraction(s); out != nil {
+		return out
+	}
+	if !tarCreates(s) || !hasFlag(s, "--remove-files") {
+		return nil
+	}
+	var out []tree
+	for _, p := range tarInputs(s) {
+		out = append(out, tree{root: p, kind: treeRemove, via: "tar --remove-files " + p})
+	}
+	return out
+}
+
+// sevenZipAll reads 7z extracting and 7z -sdel.
+func sevenZipAll(s *subject) []tree {
+	return append(extraction(s), sevenZipTrees(s)...)
+}
+
+// chmodTrees reads chmod: a mode that may take the owner's rights away
+// writes every file below each folder it is given, recursive or not,
+// since a folder its owner cannot read or search hides them all.
+func chmodTrees(s *subject) []tree {
+	pos, values := argWords(s, []string{"--reference"})
+	if values["--reference"] == "" {
+		if len(pos) == 0 || modeKeepsOwner(firstMode(s)) {
+			return nil
+		}
+		pos = pos[1:]
+	}
+	var out []tree
+	for _, p := range pos {
+		out = append(out, tree{root: p, kind: treeRemove, via: "chmod " + p})
+	}
+	return out
+}
+
+// firstMode returns chmod's mode: its first word that is not one of its
+// own options (a mode may begin with a dash: chmod -w x).
+func firstMode(s *subject) string {
+	for _, a := range s.args {
+		switch a {
+		case "-R", "--recursive", "-v", "--verbose", "-c", "--changes", "-f", "--silent", "--quiet", "--no-preserve-root", "--preserve-root", "-h", "--no-dereference", "-H", "-L", "-P":
+			continue
+		}
+		if strings.HasPrefix(a, "--reference") {
+			return ""
+		}
+		return a
+	}
+	return ""
+}
+
+// aclTrees reads setfacl: every path it is given may lose its owner's
+// rights, and with them what is below it.
+func aclTrees(s *subject) []tree {
+	if hasFlag(s, "--test") {
+		return nil
+	}
+	pos, _ := argWords(s, []string{"-m", "--modify", "-M", "--modify-file", "-x", "--remove", "-X", "--remove-file", "--set", "--set-file", "--restore"})
+	var out []tree
+	for _, p := range pos {
+		out = append(out, tree{root: p, kind: treeRemove, via: "setfacl " + p})
+	}
+	return out
+}
+
+// attrTrees reads chattr, whose modes (+i, -a, =e) begin like options:
+// every path it is given is written (an immutable state folder takes
+// rewind's own writes away).
+func attrTrees(s *subject) []tree {
+	var out []tree
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		switch {
+		case a == "-v" || a == "-p":
+			i++
+		case a == "" || strings.ContainsRune("+-=", rune(a[0])):
+		default:
+			out = append(out, tree{root: a, kind: treeRemove, via: "chattr " + a})
+		}
+	}
+	return out
+}
+
+// copiedTrees reads a copy of folders: cp -r, scp -r and rsync write
+// what their sources hold into the destination (into DEST/NAME, or into
+// DEST itself for cp -r SRC/. DEST and -T); ln -n and -T, install -T and
+// cp -T replace the destination itself.
+func copiedTrees(s *subject) []tree {
+	spec := copyCommands[s.name]
+	srcs, dest, folder := spec.args(s)
+	if dest == "" {
+		return nil
+	}
+	itself := noTargetDir(s)
+	var out []tree
+	if itself || s.name == "ln" && hasFlag(s, "-n", "--no-dereference") {
+		out = append(out, tree{root: dest, kind: treeRemove, via: s.name + " over " + dest})
+	}
+	recursive := false
+	switch s.name {
+	case "cp":
+		recursive = hasFlag(s, "-r", "-R", "-a", "--recursive", "--archive")
+	case "scp":
+		recursive = hasFlag(s, "-r")
+	case "rsync":
+		recursive = hasFlag(s, "-r", "-a", "--recursive", "--archive")
+	}
+	if !recursive {
+		return out
+	}
+	for _, src := range srcs {
+		if strings.Contains(dest, ":") && s.name != "cp" {
+			continue // a remote destination
+		}
+		slash := filepath.ToSlash(src)
+		root := dest
+		switch {
+		case itself, strings.HasSuffix(slash, "/."), s.name == "rsync" && strings.HasSuffix(slash, "/"):
+		case folder || len(srcs) > 1:
+			root = path.Join(dest, path.Base(slash))
+		default:
+			// DEST/NAME when DEST is a folder, DEST itself otherwise:
+			// covered looks.
+			root = path.Join(dest, path.Base(slash))
+			out = append(out, tree{root: dest, kind: treeUnknown, via: s.name + " -r " + src + " " + dest, from: src, unlessDir: true})
+		}
+		out = append(out, tree{root: root, kind: treeUnknown, via: s.name + " -r " + src + " " + dest, from: src})
+	}
+	return out
 }
 
 // treesOf returns the folders s writes as a whole.
@@ -137,76 +311,32 @@ func removedTrees(valueOpts []string) func(s *subject) []tree {
 
 // movedTrees reads mv: every source leaves its folder.
 func movedTrees(s *subject) []tree {
-	pos, values := argWords(s, []string{"-t", "--target-directory", "-S", "--suffix"})
-	if values["-t"] == "" && values["--target-directory"] == "" {
-		if len(pos) < 2 {
-			return nil
-		}
-		pos = pos[:len(pos)-1]
-	}
+	srcs, dest, _ := copyCommands["mv"].args(s)
 	var out []tree
-	for _, p := range pos {
+	for _, p := range srcs {
 		out = append(out, tree{root: p, kind: treeRemove, via: "mv " + p})
+	}
+	if dest != "" && noTargetDir(s) {
+		out = append(out, tree{root: dest, kind: treeRemove, via: "mv over " + dest})
 	}
 	return out
 }
 
 // findTrees reads find ROOT... -delete (or -exec of a command that
-// removes or changes files): every root is written as a whole.
+// removes or changes files): every root is written as a whole, or only
+// the files whose names could reach the branch of the expression that
+// deletes (see findExpr): find . -name '*.pyc' -delete removes no config,
+// nor does find . -path ./build -prune -o -name '*.pyc' -delete.
 func findTrees(s *subject) []tree {
-	var roots []string
-	removes := false
-	expr := false
-	// A conjunction of -name tests keeps only the files whose name
-	// matches every one: find . -name '*.pyc' -delete removes no config.
-	var patterns []string
-	simple := true
-	for i, a := range s.args {
-		if !expr && !strings.HasPrefix(a, "-") && a != "(" && a != "!" {
-			roots = append(roots, a)
-			continue
-		}
-		expr = true
-		switch a {
-		case "-delete":
-			removes = true
-		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(s.args) && removesFiles(path.Base(s.args[i+1])) {
-				removes = true
-			}
-		case "-name", "-iname":
-			if i+1 < len(s.args) && !s.dynamic(i+1) {
-				p := s.args[i+1]
-				if a == "-iname" {
-					p = strings.ToLower(p)
-				}
-				patterns = append(patterns, p)
-			} else {
-				simple = false
-			}
-		case "-o", "-or", "!", "-not", "(", ")", ",":
-			simple = false
-		}
-	}
-	if !removes {
+	roots, expr := findArgs(s)
+	e := findExpr{s: s, args: expr}
+	if !e.removes() {
 		return nil
 	}
 	if len(roots) == 0 {
 		roots = []string{"."}
 	}
-	var names func(string) bool
-	if simple && len(patterns) > 0 {
-		names = func(base string) bool {
-			for _, p := range patterns {
-				// Guarded names are compared in lower case, so a
-				// -name test is too: it can only match more.
-				if ok, err := path.Match(strings.ToLower(p), strings.ToLower(base)); err == nil && !ok {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	names := func(base string) bool { return e.deletes(base) }
 	var out []tree
 	for _, r := range roots {
 		out = append(out, tree{root: r, kind: treeRemove, via: "find " + r + " -delete", names: names})
@@ -214,19 +344,281 @@ func findTrees(s *subject) []tree {
 	return out
 }
 
-// removesFiles reports whether a command that find -exec runs on the files
-// it finds removes or changes them.
-func removesFiles(name string) bool {
-	switch name {
-	case "rm", "rmdir", "unlink", "shred", "truncate", "mv", "chmod", "chown", "chgrp", "sed", "perl", "tee", "cp", "dd":
-		return true
+// findArgs splits find's words into its roots and its expression (after
+// the options -H, -L, -P, -D and -O that come first).
+func findArgs(s *subject) (roots []string, expr []int) {
+	i := 0
+	for i < len(s.args) {
+		a := s.args[i]
+		switch {
+		case a == "-H" || a == "-L" || a == "-P":
+			i++
+			continue
+		case a == "-D" || strings.HasPrefix(a, "-O"):
+			if a == "-D" {
+				i++
+			}
+			i++
+			continue
+		}
+		break
+	}
+	for ; i < len(s.args); i++ {
+		a := s.args[i]
+		if strings.HasPrefix(a, "-") || a == "(" || a == "!" || a == ")" || a == "," {
+			break
+		}
+		roots = append(roots, a)
+	}
+	for ; i < len(s.args); i++ {
+		expr = append(expr, i)
+	}
+	return roots, expr
+}
+
+// findArity are find's primaries that take words, and how many.
+var findArity = map[string]int{
+	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1,
+	"-gid": 1, "-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1,
+	"-cnewer": 1, "-samefile": 1, "-inum": 1, "-links": 1, "-maxdepth": 1, "-mindepth": 1, "-fstype": 1, "-context": 1,
+	"-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-used": 1, "-regextype": 1, "-files0-from": 1, "-fprintf": 2,
+	"-newermm": 1, "-newerat": 1, "-newerct": 1, "-newerBt": 1,
+}
+
+// maxFindDepth bounds the parentheses findExpr follows; deeper, any file
+// may be deleted.
+const maxFindDepth = 32
+
+// findExpr is find's expression, read for what it deletes. Each primary
+// is true or false of a file, or may be either (-type f, -newer x), and
+// evaluation goes left to right with -a binding tighter than -o, as find
+// evaluates it: -delete (or -exec rm) deletes the file when evaluation
+// reaches it.
+type findExpr struct {
+	s    *subject
+	args []int // indexes into s.args
+}
+
+// outcome is a possible result of evaluating part of the expression on a
+// file: its value, and whether the file was deleted on the way.
+type outcome struct{ value, deleted bool }
+
+type outcomes [4]bool // indexed by value*2 + deleted
+
+func (o *outcomes) add(x outcome) {
+	i := 0
+	if x.value {
+		i += 2
+	}
+	if x.deleted {
+		i++
+	}
+	o[i] = true
+}
+
+func (o outcomes) each(f func(outcome)) {
+	for i, ok := range o {
+		if ok {
+			f(outcome{value: i >= 2, deleted: i%2 == 1})
+		}
+	}
+}
+
+// removes reports whether the expression has a primary that deletes.
+func (e *findExpr) removes() bool {
+	for k, i := range e.args {
+		switch e.s.args[i] {
+		case "-delete":
+			return true
+		case "-exec", "-execdir", "-ok", "-okdir":
+			if k+1 < len(e.args) && removesFiles(path.Base(e.s.args[e.args[k+1]])) {
+				return true
+			}
+		}
 	}
 	return false
 }
 
+// deletes reports whether a file named base may be deleted.
+func (e *findExpr) deletes(base string) bool {
+	pos := 0
+	res, ok := e.or(&pos, base, 0)
+	if !ok || pos < len(e.args) {
+		return true // not read through: any file may be
+	}
+	may := false
+	res.each(func(x outcome) { may = may || x.deleted })
+	return may
+}
+
+func (e *findExpr) word(pos int) string { return e.s.args[e.args[pos]] }
+
+// or reads OR := AND (-o AND)*, and , lists.
+func (e *findExpr) or(pos *int, base string, depth int) (outcomes, bool) {
+	left, ok := e.and(pos, base, depth)
+	for ok && *pos < len(e.args) {
+		op := e.word(*pos)
+		if op != "-o" && op != "-or" && op != "," {
+			break
+		}
+		*pos++
+		right, rok := e.and(pos, base, depth)
+		if !rok {
+			return left, false
+		}
+		var out outcomes
+		left.each(func(l outcome) {
+			if op == "," {
+				right.each(func(r outcome) { out.add(outcome{r.value, l.deleted || r.deleted}) })
+				return
+			}
+			if l.value {
+				out.add(l)
+				return
+			}
+			right.each(func(r outcome) { out.add(outcome{r.value, l.deleted || r.deleted}) })
+		})
+		left = out
+	}
+	return left, ok
+}
+
+// and reads AND := NOT ((-a)? NOT)*.
+func (e *findExpr) and(pos *int, base string, depth int) (outcomes, bool) {
+	left, ok := e.not(pos, base, depth)
+	for ok && *pos < len(e.args) {
+		op := e.word(*pos)
+		if op == "-o" || op == "-or" || op == "," || op == ")" {
+			break
+		}
+		if op == "-a" || op == "-and" {
+			*pos++
+		}
+		right, rok := e.not(pos, base, depth)
+		if !rok {
+			return left, false
+		}
+		var out outcomes
+		left.each(func(l outcome) {
+			if !l.value {
+				out.add(l)
+				return
+			}
+			right.each(func(r outcome) { out.add(outcome{r.value, l.deleted || r.deleted}) })
+		})
+		left = out
+	}
+	return left, ok
+}
+
+// not reads NOT := (! | -not)* PRIMARY | ( OR ).
+func (e *findExpr) not(pos *int, base string, depth int) (outcomes, bool) {
+	if *pos >= len(e.args) {
+		return outcomes{}, false
+	}
+	switch w := e.word(*pos); w {
+	case "!", "-not":
+		*pos++
+		in, ok := e.not(pos, base, depth)
+		var out outcomes
+		in.each(func(x outcome) { out.add(outcome{!x.value, x.deleted}) })
+		return out, ok
+	case "(":
+		if depth >= maxFindDepth {
+			return outcomes{}, false
+		}
+		*pos++
+		in, ok := e.or(pos, base, depth+1)
+		if !ok || *pos >= len(e.args) || e.word(*pos) != ")" {
+			return in, false
+		}
+		*pos++
+		return in, true
+	}
+	return e.primary(pos, base)
+}
+
+// primary reads one test or action.
+func (e *findExpr) primary(pos *int, base string) (outcomes, bool) {
+	var out outcomes
+	i := *pos
+	w := e.word(i)
+	*pos++
+	either := func() { out.add(outcome{true, false}); out.add(outcome{false, false}) }
+	switch w {
+	case "-delete":
+		out.add(outcome{true, true})
+	case "-exec", "-execdir", "-ok", "-okdir":
+		removes := *pos < len(e.args) && removesFiles(path.Base(e.word(*pos)))
+		for *pos < len(e.args) && e.word(*pos) != ";" && e.word(*pos) != "+" {
+			*pos++
+		}
+		if *pos >= len(e.args) {
+			return out, false
+		}
+		*pos++
+		out.add(outcome{true, removes})
+		out.add(outcome{false, removes})
+	case "-name", "-iname":
+		if *pos >= len(e.args) {
+			return out, false
+		}
+		pat := e.word(*pos)
+		dynamic := e.s.dynamic(e.args[*pos])
+		*pos++
+		if dynamic {
+			either()
+			break
+		}
+		// Guarded names are compared in lower case, so a -name test
+		// is too: it can only match more.
+		ok, err := path.Match(strings.ToLower(pat), strings.ToLower(base))
+		if err != nil {
+			either()
+			break
+		}
+		out.add(outcome{ok, false})
+	case "-true", "-print", "-print0", "-prune", "-ls", "-quit", "-depth", "-d", "-mount", "-xdev", "-noleaf", "-follow", "-ignore_readdir_race", "-noignore_readdir_race", "-daystart", "-nowarn", "-warn":
+		out.add(outcome{true, false})
+	case "-false":
+		out.add(outcome{false, false})
+	default:
+		n, known := findArity[w]
+		if !known && !strings.HasPrefix(w, "-") {
+			return out, false
+		}
+		if *pos+n > len(e.args) {
+			return out, false
+		}
+		*pos += n
+		either()
+	}
+	return out, true
+}
+
+// removesFiles reports whether a command that find -exec runs on the files
+// it finds removes or changes them.
+func removesFiles(name string) bool {
+	switch name {
+	case "rm", "rmdir", "unlink", "shred", "truncate", "mv", "chmod", "chown", "chgrp", "sed", "perl", "tee", "cp", "dd",
+		"setfacl", "chattr", "rename", "prename", "zip", "tar", "7z", "install", "ln", "rsync", "awk", "gawk",
+		// A shell, an interpreter or xargs runs what it is given.
+		"sh", "bash", "dash", "zsh", "ksh", "fish", "xargs", "env", "sudo", "busybox", "python", "python3", "ruby", "node", "php":
+		return true
+	}
+	_, compresses := compressors[name]
+	return compresses
+}
+
 // rsyncTrees reads rsync --delete (the destination loses what the source
-// lacks) and --remove-source-files (the sources go).
+// lacks) and --remove-source-files (the sources go), and what it copies
+// (see copiedTrees).
 func rsyncTrees(s *subject) []tree {
+	return append(rsyncRemovals(s), copiedTrees(s)...)
+}
+
+func rsyncRemovals(s *subject) []tree {
 	pos, _ := argWords(s, []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--rsync-path", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"})
 	if len(pos) < 2 {
 		return nil
@@ -244,85 +636,6 @@ func rsyncTrees(s *subject) []tree {
 		}
 	}
 	return out
-}
-
-// gitTrees reads the git subcommands that put the working tree back: what
-// they write is the repository's working tree (found from the call's
-// folder), or the paths they name.
-func gitTrees(s *subject) []tree {
-	pos, _ := argWords(s, []string{"-C", "-c", "--git-dir", "--work-tree", "--namespace", "-s", "--source", "-b", "-B", "--orphan", "-m", "-e", "--exclude", "--pathspec-from-file"})
-	if len(pos) == 0 {
-		return nil
-	}
-	sub, rest := pos[0], pos[1:]
-	here := func(kind treeKind, via string) []tree {
-		roots := rest
-		if len(roots) == 0 {
-			roots = []string{gitTop}
-		}
-		out := make([]tree, len(roots))
-		for i, r := range roots {
-			out[i] = tree{root: r, kind: kind, via: via}
-		}
-		return out
-	}
-	switch sub {
-	case "reset":
-		if hasFlag(s, "--hard", "--merge", "--keep") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git reset --hard"}}
-		}
-	case "stash":
-		if len(rest) > 0 && !slices.Contains([]string{"push", "save"}, rest[0]) {
-			// list, show, drop, pop, apply... leave the tree to the
-			// stash's own paths, which are not known here.
-			return nil
-		}
-		if len(rest) > 0 {
-			rest = rest[1:]
-		}
-		kind := treeGitTracked
-		if hasFlag(s, "-u", "--include-untracked", "-a", "--all") {
-			kind = treeGitUntracked
-			return append(here(treeGitTracked, "git stash"), here(kind, "git stash -u")...)
-		}
-		return here(kind, "git stash")
-	case "checkout", "switch":
-		if hasFlag(s, "-f", "--force", "--discard-changes") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git " + sub + " --force"}}
-		}
-		if sub == "checkout" && slices.Contains(rest, ".") {
-			return []tree{{root: ".", kind: treeGitTracked, via: "git checkout ."}}
-		}
-	case "restore":
-		for _, p := range rest {
-			if p == "." || p == ":/" {
-				return []tree{{root: strings.TrimPrefix(p, ":"), kind: treeGitTracked, via: "git restore " + p}}
-			}
-		}
-	case "clean":
-		if hasFlag(s, "-f", "--force") {
-			return here(treeGitUntracked, "git clean")
-		}
-	case "read-tree", "checkout-index":
-		if hasFlag(s, "-u", "-a", "--all") {
-			return []tree{{root: gitTop, kind: treeGitTracked, via: "git " + sub}}
-		}
-	case "apply", "am":
-		// The files a patch changes are in the patch: named when it can
-		// be read, else any guarded file in the tree may be changed.
-		if hasFlag(s, "--check", "--stat", "--numstat", "--summary") {
-			return nil
-		}
-		t := tree{root: gitTop, kind: treeRemove, via: "git " + sub}
-		switch {
-		case len(rest) == 1:
-			t.patch = rest[0]
-		case len(rest) == 0 && len(s.payload) > 0:
-			t.patch, t.patchText = strings.Join(s.payload, "\n"), true
-		}
-		return []tree{t}
-	}
-	return nil
 }
 
 // gitTop stands for the top of the git working tree the call runs in.
@@ -437,6 +750,30 @@ func downloadTrees(s *subject) []tree {
 type walk struct {
 	dir    string
 	probes int
+	// archives is what listing archives may still cost the call, and
+	// anchors the literal parts of the policy's guarded globs that an
+	// archive's entries are looked through for (see archiveWrites);
+	// both are made on first use.
+	archives *archiveBudget
+	anchors  *anchorSet
+	// globLeft is what expanding patterns may still cost the call, and
+	// globDots is set when the call may make patterns match dot files
+	// (see mentionsGlobDots).
+	globLeft *globBudget
+	globDots bool
+	// gitBudget is what reading git's objects may still cost the call,
+	// and gitDirty is set once a command of the call may have changed
+	// what git ignores (see gitConfigWrites).
+	gitBudget *gitBudget
+	gitDirty  bool
+}
+
+// archiveBudget returns what listing archives may still cost the call.
+func (w *walk) archiveBudget() *archiveBudget {
+	if w.archives == nil {
+		w.archives = newArchiveBudget()
+	}
+	return w.archives
 }
 
 // maxTreeProbes bounds the folders written as a whole that one call's
@@ -450,23 +787,127 @@ func (w *walk) cover(p *Policy, t tree) ([]written, bool) {
 		return nil, false
 	}
 	w.probes++
-	return p.covered(t, w.dir), true
+	return p.covered(t, w), true
+}
+
+// judgeCommandWrites is the pass of the rules with writes over the files
+// a local command writes; the rule that matches decides when it is
+// stricter than m, the verdict of the other rules. A name with a pattern
+// in it (rm -rf ~/.local/*) stands also for the files the shell expands
+// it to (see expandGlob).
+func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
+	cwd := w.dir
+	past := func(what, bound string) Match {
+		m.Effect, m.Rule, m.Targets = max(m.Effect, Ask), "catalog:writes past a limit", nil
+		m.Reason = fmt.Sprintf("%s, past the %s rewind looks into for one call: it may hold rewind's own files", what, bound)
+		return m
+	}
+	globBound := fmt.Sprintf("%d names and %d folder entries", maxGlobMatches, maxGlobDirents)
+	var files []written
+	for _, f := range writtenFiles(s) {
+		files = append(files, f)
+		if !hasGlob(f.name) {
+			continue
+		}
+		matches, ok := p.expand(f.name, w)
+		if !ok {
+			return past(s.name+" "+f.name, globBound)
+		}
+		for _, x := range matches {
+			files = append(files, written{name: x, via: s.name + " " + f.name})
+		}
+	}
+	if !w.gitDirty && gitConfigWrites(&subject{}, writtenNames(s.writes)) {
+		// The command's own redirections happen before it runs: git
+		// clean > .gitignore cleans with the file emptied.
+		w.gitDirty = true
+	}
+	for _, t := range treesOf(s) {
+		if t.root != gitTop && hasGlob(t.root) {
+			matches, ok := p.expand(t.root, w)
+			if !ok {
+				return past(t.via, globBound)
+			}
+			// The names a pattern expands to cost no look each: the
+			// bound on expanding bounds them.
+			for _, x := range matches {
+				mt := t
+				mt.root, mt.via = x, strings.Replace(t.via, t.root, x, 1)
+				files = append(files, p.covered(mt, w)...)
+			}
+			continue
+		}
+		c, ok := w.cover(p, t)
+		if !ok {
+			// Past the bound on folders looked at, a folder written as
+			// a whole may hold anything.
+			return past(t.via, fmt.Sprintf("%d folders", maxTreeProbes))
+		}
+		files = append(files, c...)
+	}
+	if !w.gitDirty && gitConfigWrites(s, files) {
+		w.gitDirty = true
+	}
+	if cm, ok := p.judgeSelfCopy(s, w); ok && cm.Effect > m.Effect {
+		m.Effect, m.Rule, m.Reason, m.Targets = cm.Effect, cm.Rule, cm.Reason, nil
+	}
+	wm, ok := p.judgeWrites(p.writes, files, cwd, func(r *writeRule) bool {
+		if r.cmd == nil {
+			return false
+		}
+		_, ok := r.cmd.match(s, false)
+		return ok
+	})
+	if ok && (wm.Effect > m.Effect || m.Rule == "") {
+		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
+	}
+	return m
+}
+
+// expand returns the files on the disk a name with a pattern stands for,
+// of those that could be guarded ones: a name that holds the literal part
+// of a guarded glob, or a link. It reports false past the call's bound.
+func (p *Policy) expand(name string, w *walk) ([]string, bool) {
+	abs := p.absPath(name, w.dir)
+	if abs == "" {
+		return nil, true
+	}
+	matches, ok := expandGlob(abs, w.globDots, w.globs())
+	if !ok {
+		return nil, false
+	}
+	if w.anchors == nil {
+		w.anchors = p.writeAnchors()
+	}
+	out := matches[:0]
+	for _, x := range matches {
+		dir, base := path.Split(strings.ToLower(x))
+		if fi, err := os.Lstat(x); err == nil && (fi.IsDir() || fi.Mode()&os.ModeSymlink != 0) || w.anchors.hit(strings.TrimSuffix(dir, "/"), base) {
+			out = append(out, filepath.FromSlash(x))
+		}
+	}
+	return out, true
 }
 
 // maxProbeDirs bounds the folders covered looks into for one tree: the
 // tree's root and the folders of the call's path below it.
 const maxProbeDirs = 64
 
-// covered returns the guarded files a command that writes tree t in the
-// folder cwd writes: rewind's own files under the tree's root, and the
-// files the rules with writes guard by name (.rewind.toml,
-// .claude/settings.json...) in the root and in every folder from cwd up
-// to the root, which discovery and the hosts read. A guarded file is
-// written when it is there (and, for git, when git would change it), or,
-// for a tree of unknown content, also when the archive could create it
-// in a folder the host reads settings from.
-func (p *Policy) covered(t tree, cwd string) []written {
+// covered returns the guarded files a command that writes tree t in w's
+// folder writes: rewind's own files under the tree's root, and the files
+// the rules with writes guard by name (.rewind.toml,
+// .claude/settings.json...) in the root and in every folder from the call's
+// folder up to the root, which discovery and the hosts read. A guarded file
+// is written when it is there, or, for a tree of unknown content, also when
+// the archive (or copy) could create it in a folder the host reads
+// settings from; an archive that can be listed writes its entries, a patch
+// the files it names, and a git command what gitCovered says.
+func (p *Policy) covered(t tree, w *walk) []written {
+	cwd := w.dir
 	root := t.root
+	if t.gitCD != "" {
+		cwd = p.absPath(t.gitCD, cwd)
+	}
 	if root == gitTop {
 		root = gitTopOf(p.absPath(cwd, ""))
 		if root == "" && t.patch != "" {
@@ -482,12 +923,10 @@ func (p *Policy) covered(t tree, cwd string) []written {
 		return nil
 	}
 	if t.archive != "" {
-		if entries, ok := listArchive(p.absPath(t.archive, cwd)); ok {
-			out := make([]written, len(entries))
-			for i, e := range entries {
-				out[i] = written{name: filepath.Join(abs, filepath.FromSlash(e)), via: t.via}
+		if entries, ok := listArchive(p.absPath(t.archive, cwd), w.archiveBudget()); ok {
+			if out, ok := p.archiveWrites(entries, abs, t.via, w); ok {
+				return out
 			}
-			return out
 		}
 	}
 	if t.patch != "" {
@@ -504,6 +943,15 @@ func (p *Policy) covered(t tree, cwd string) []written {
 	}
 	if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
 		return nil
+	} else if t.unlessDir {
+		return nil
+	}
+	if t.kind == treeGitTracked || t.kind == treeGitUntracked || t.kind == treeGitMove {
+		return p.gitCovered(t, abs, w)
+	}
+	from, ok := p.sourceNames(t.from, cwd)
+	if !ok {
+		return nil // a copy of a file, not of a folder
 	}
 	var out []written
 	seen := map[string]bool{}
@@ -513,29 +961,16 @@ func (p *Policy) covered(t tree, cwd string) []written {
 			out = append(out, written{name: f, via: t.via})
 		}
 	}
-	var index map[string]indexEntry
-	top, known := "", true
-	if t.kind == treeGitTracked || t.kind == treeGitUntracked {
-		top = gitTopOf(abs)
-		index, known = readGitIndex(top)
-	}
 	keep := func(f string) bool {
-		if !known {
-			// An index that cannot be read says nothing of what git
-			// will change: every guarded file there may be.
+		if from == nil {
 			return true
 		}
-		switch t.kind {
-		case treeGitTracked:
-			e, tracked := index[gitRel(top, f)]
-			return tracked && e.changed(f)
-		case treeGitUntracked:
-			_, tracked := index[gitRel(top, f)]
-			return !tracked
-		}
-		return true
+		// A copy writes under the destination only the names its source
+		// holds.
+		first, _, _ := strings.Cut(gitRel(abs, f), "/")
+		return from[strings.ToLower(first)]
 	}
-	for _, own := range p.cfg.OwnFiles {
+	for _, own := range p.ownFiles() {
 		if within(abs, own) && exists(own) && keep(own) && (t.names == nil || t.names(filepath.Base(own))) {
 			add(own)
 		}
@@ -557,12 +992,66 @@ func (p *Policy) covered(t tree, cwd string) []written {
 			if t.names != nil && !t.names(path.Base(n)) {
 				continue
 			}
-			if exists(f) && keep(f) || creates && d == abs {
+			if keep(f) && (exists(f) || creates && d == abs) {
+				add(f)
+			}
+		}
+	}
+	// A name of several parts reaches into the folder from above it:
+	// .local/state/rewind is in ~/.local/state when that is removed.
+	low := strings.ToLower(filepath.ToSlash(abs))
+	for _, n := range names {
+		parts := strings.Split(n, "/")
+		for k := len(parts) - 1; k > 0; k-- {
+			if !strings.HasSuffix(low, "/"+strings.Join(parts[:k], "/")) {
+				continue
+			}
+			f := filepath.Join(abs, filepath.FromSlash(strings.Join(parts[k:], "/")))
+			if (t.names == nil || t.names(path.Base(n))) && exists(f) && keep(f) {
 				add(f)
 			}
 		}
 	}
 	return out
+}
+
+// maxSourceNames bounds the names read from the top of a folder a copy
+// reads.
+const maxSourceNames = 4096
+
+// sourceNames returns the names (in lower case) at the top of the folder a
+// copy of folders reads, nil when that cannot be told (no source, a
+// remote one, a folder of too many), and false when the source is a file:
+// then the copy writes no folder.
+func (p *Policy) sourceNames(src, cwd string) (map[string]bool, bool) {
+	if src == "" || strings.Contains(src, ":") {
+		return nil, true
+	}
+	abs := p.absPath(src, cwd)
+	if abs == "" {
+		return nil, true
+	}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, true
+	}
+	if !fi.IsDir() {
+		return nil, false
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, true
+	}
+	defer f.Close()
+	names, err := f.Readdirnames(maxSourceNames + 1)
+	if err != nil && err != io.EOF || len(names) > maxSourceNames {
+		return nil, true
+	}
+	out := make(map[string]bool, len(names))
+	for _, n := range names {
+		out[strings.ToLower(n)] = true
+	}
+	return out, true
 }
 
 // maxPatchSize bounds a patch file read.

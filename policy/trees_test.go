@@ -17,7 +17,7 @@ import (
 
 // removalLab is a project with rewind's files in it: a .rewind.toml and
 // Claude Code's settings, a user config and a state folder.
-func removalLab(t *testing.T) (*lab, *Policy) {
+func removalLab(t testing.TB) (*lab, *Policy) {
 	t.Helper()
 	l := newLab(t, labUserConfig)
 	l.projectConfig("")
@@ -192,7 +192,7 @@ func TestGitPutsTheTreeBack(t *testing.T) {
 			t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
 	}
-	git("init", "-q")
+	git("init", "-q", "-b", "main")
 	git("add", ".claude/settings.json", "build")
 	git("commit", "-q", "-m", "x")
 	sub := filepath.Join(l.project, "build")

@@ -184,6 +184,13 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 		for i, w := range files {
 			f := w.name
 			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
+				if w.ifDir != "" {
+					// cp a b writes b/a only when b is a folder: look,
+					// now that the name it would make is a guarded one.
+					if d := p.absPath(w.ifDir, cwd); d != "" && !isDir(d) {
+						continue
+					}
+				}
 				reason := fmt.Sprintf("writes %s", f)
 				if w.via != "" {
 					reason = fmt.Sprintf("writes %s (%s)", f, w.via)
@@ -229,7 +236,8 @@ func changeDir(s *subject, dir string) string {
 }
 
 // writeCommands are commands known to write the files named in their
-// arguments, and how to find them.
+// arguments, and how to find them. The copies (cp, mv, ln...) are in
+// copyCommands.
 var writeCommands = map[string]func(s *subject) []string{
 	"tee":      positionalsOf(nil),
 	"sponge":   positionalsOf(nil),
@@ -248,31 +256,137 @@ var writeCommands = map[string]func(s *subject) []string{
 	"ed":       positionalsOf([]string{"-p"}),
 	"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
 	"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
-	"cp":       copies([]string{"-S", "--suffix"}, false),
-	"install":  copies([]string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}, false),
-	"ln":       copies([]string{"-S", "--suffix"}, false),
-	"mv":       copies([]string{"-S", "--suffix"}, true),
 	"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
 	"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
 	"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
-	"scp":      copies([]string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}, false),
-	"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
 	"git":      gitWrites,
 	"dd":       ddOutput,
 	"curl":     curlOutputs,
 	"wget":     wgetOutputs,
 	"rmdir":    positionalsOf(nil),
+	"zip":      zipWrites,
+	"7z":       sevenZipWrites,
+	"7za":      sevenZipWrites,
+	"7zr":      sevenZipWrites,
+	"tar":      tarWrites,
+	"bsdtar":   tarWrites,
+	"rename":   renameWrites,
+	"prename":  renameWrites,
+	"awk":      awkWrites,
+	"gawk":     awkWrites,
+	"sort":     sortOutput,
+	"uniq":     uniqOutput,
+	"patch":    patchWrites,
+	"go":       goBuildOutput,
+}
+
+func init() {
+	for name := range compressors {
+		writeCommands[name] = compressWrites
+	}
+}
+
+// copyCommands are the commands that copy, move or link their sources to
+// a destination (cp SRC... DEST, or -t DIR), with the options of each that
+// take a value, and whether the sources go (mv).
+var copyCommands = map[string]copySpec{
+	"cp":      {valueOpts: []string{"-S", "--suffix"}},
+	"install": {valueOpts: []string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}},
+	"ln":      {valueOpts: []string{"-S", "--suffix"}},
+	"mv":      {valueOpts: []string{"-S", "--suffix"}, removes: true},
+	"scp":     {valueOpts: []string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}},
+	"rsync":   {valueOpts: rsyncValueOpts},
+}
+
+// rsyncValueOpts are rsync's options that take a value.
+var rsyncValueOpts = []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--rsync-path", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}
+
+// copySpec says how a copy command takes its words.
+type copySpec struct {
+	valueOpts []string
+	removes   bool
+}
+
+// args returns a copy command's sources and destination, and whether the
+// destination is named as a folder (-t DIR).
+func (c copySpec) args(s *subject) (srcs []string, dest string, folder bool) {
+	pos, values := argWords(s, append(c.valueOpts[:len(c.valueOpts):len(c.valueOpts)], "-t", "--target-directory"))
+	dest = values["-t"]
+	if dest == "" {
+		dest = values["--target-directory"]
+	}
+	if dest != "" {
+		return pos, dest, true
+	}
+	if len(pos) < 2 {
+		return nil, "", false
+	}
+	return pos[:len(pos)-1], pos[len(pos)-1], false
+}
+
+// writes returns the files a copy writes: the destination and, when it is
+// a folder, the copies inside it under their sources' names; a move also
+// its sources. A destination that may be a file or a folder (cp a b) is
+// looked at only when the name inside it would be a guarded one (see
+// written.ifDir); -T makes it the file itself.
+func (c copySpec) writes(s *subject) []written {
+	srcs, dest, folder := c.args(s)
+	if dest == "" {
+		return nil
+	}
+	folder = folder || len(srcs) > 1 || strings.HasSuffix(dest, "/")
+	itself := noTargetDir(s)
+	out := []written{{name: dest}}
+	for _, src := range srcs {
+		in := written{name: path.Join(dest, path.Base(filepath.ToSlash(src)))}
+		if !folder {
+			in.ifDir = dest
+		}
+		if !itself {
+			out = append(out, in)
+		}
+		if c.removes {
+			out = append(out, written{name: src})
+		}
+	}
+	return out
+}
+
+// noTargetDir reports whether a copy takes its destination for the file
+// itself, never a folder to copy into (-T of cp, mv, ln and install; -T
+// is another option to rsync and scp).
+func noTargetDir(s *subject) bool {
+	return s.name != "rsync" && s.name != "scp" && hasFlag(s, "-T", "--no-target-directory")
 }
 
 // writtenFiles returns the files an invocation writes: its output
 // redirections and, for a command known to write files, the files its
-// arguments name. A PowerShell statement writes nothing rewind can see.
-func writtenFiles(s *subject) []string {
-	files := append([]string(nil), s.writes...)
-	if f := writeCommands[s.name]; f != nil && !s.ps {
-		files = append(files, f(s)...)
+// arguments name. PowerShell's cmdlets are read by psWrittenFiles.
+func writtenFiles(s *subject) []written {
+	files := writtenNames(s.writes)
+	if s.ps {
+		return files
+	}
+	if f := writeCommands[s.name]; f != nil {
+		files = append(files, writtenNames(f(s))...)
+	}
+	if c, ok := copyCommands[s.name]; ok {
+		files = append(files, c.writes(s)...)
 	}
 	return files
+}
+
+// writesFiles reports whether the write pass has anything to judge in s:
+// output redirections, or a command known to write files or folders.
+func writesFiles(s *subject) bool {
+	if len(s.writes) > 0 {
+		return true
+	}
+	if s.ps {
+		return false
+	}
+	_, copies := copyCommands[s.name]
+	return copies || writeCommands[s.name] != nil || treeCommands[s.name] != nil
 }
 
 // argWords returns the words of s that are not options or their values,
@@ -290,6 +404,7 @@ func argWords(s *subject, valueOpts []string) (pos []string, values map[string]s
 			pos = append(pos, a)
 			continue
 		}
+		matched := false
 		for _, o := range valueOpts {
 			switch {
 			case a == o && i+1 < len(s.args):
@@ -302,7 +417,26 @@ func argWords(s *subject, valueOpts []string) (pos []string, values map[string]s
 			default:
 				continue
 			}
+			matched = true
 			break
+		}
+		if !matched && a[1] != '-' && len(a) > 2 {
+			// A cluster of short options (curl -sSo FILE, wget -qO
+			// FILE): the first that takes a value takes the rest of
+			// the cluster, or the next word, as getopt reads it.
+			for j := 2; j < len(a); j++ {
+				o := "-" + a[j:j+1]
+				if !slices.Contains(valueOpts, o) {
+					continue
+				}
+				if j+1 < len(a) {
+					values[o] = a[j+1:]
+				} else if i+1 < len(s.args) {
+					i++
+					values[o] = s.args[i]
+				}
+				break
+			}
 		}
 	}
 	return pos, values
@@ -312,34 +446,6 @@ func positionalsOf(valueOpts []string) func(s *subject) []string {
 	return func(s *subject) []string {
 		pos, _ := argWords(s, valueOpts)
 		return pos
-	}
-}
-
-// copies reads cp, mv, install and ln: the last word (or -t DIR) is the
-// destination, and when it is a folder the copies land inside it under
-// their own names; mv also removes its sources.
-func copies(valueOpts []string, removes bool) func(s *subject) []string {
-	valueOpts = append(valueOpts, "-t", "--target-directory")
-	return func(s *subject) []string {
-		pos, values := argWords(s, valueOpts)
-		dest := values["-t"]
-		if dest == "" {
-			dest = values["--target-directory"]
-		}
-		if dest == "" {
-			if len(pos) < 2 {
-				return nil
-			}
-			dest, pos = pos[len(pos)-1], pos[:len(pos)-1]
-		}
-		out := []string{dest}
-		for _, src := range pos {
-			out = append(out, path.Join(dest, path.Base(filepath.ToSlash(src))))
-			if removes {
-				out = append(out, src)
-			}
-		}
-		return out
 	}
 }
 
@@ -377,12 +483,16 @@ func gitWrites(s *subject) []string {
 		return nil
 	}
 	switch pos[0] {
-	case "checkout", "restore", "rm":
+	case "checkout", "restore", "rm", "checkout-index":
 		return pos[1:]
 	case "mv":
 		sub := *s
 		sub.args = pos[1:]
-		return copies(nil, true)(&sub)
+		var out []string
+		for _, w := range copyCommands["mv"].writes(&sub) {
+			out = append(out, w.name)
+		}
+		return out
 	}
 	return nil
 }

@@ -5,11 +5,13 @@ import (
 	"flag"
 	"net"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rewind-dev/rewind/cmd/internal/cli"
 	"github.com/rewind-dev/rewind/cmd/internal/hookfront"
+	"github.com/rewind-dev/rewind/internal/confirm"
 	"github.com/rewind-dev/rewind/zvmsim"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -18,7 +20,12 @@ var update = flag.Bool("update", false, "update testscript golden files with the
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"rewind":      func() { os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"rewind": func() {
+			// The search for an agent host among rewind's ancestors stops
+			// at the test binary: a developer's own agent may run the tests.
+			confirm.StopAt, _ = strconv.Atoi(os.Getenv("REWIND_TEST_ANCESTOR"))
+			os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 		"rewind-hook": func() { os.Exit(hookfront.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
 }
@@ -37,6 +44,7 @@ func TestScript(t *testing.T) {
 			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/.cache")
 			env.Setenv("REWIND_STATE_DIR", env.WorkDir+"/.state/rewind")
 			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("REWIND_TEST_ANCESTOR", strconv.Itoa(os.Getpid()))
 			// A -race binary otherwise idles a second at the exit of every
 			// rewind command a script runs.
 			env.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))

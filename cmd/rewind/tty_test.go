@@ -26,7 +26,7 @@ func init() {
 // run by tty gets: testscript offers no list of them.
 var ttyEnv = []string{"PATH", "HOME", "TMPDIR", "WORK", "GORACE", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_CACHE_HOME",
 	"REWIND_CONFIG", "REWIND_STATE_DIR", "REWIND_ZVM_URL", "REWIND_ZVM_USERNAME", "REWIND_ZVM_PASSWORD",
-	"REWIND_ZVM_CLIENT_ID", "REWIND_ZVM_CLIENT_SECRET", "REWIND_ZVM_CA_FILE", "REWIND_ZVM_AUTH", "NO_COLOR", "TERM"}
+	"REWIND_ZVM_CLIENT_ID", "REWIND_ZVM_CLIENT_SECRET", "REWIND_ZVM_CA_FILE", "REWIND_ZVM_AUTH", "NO_COLOR", "TERM", "REWIND_TEST_ANCESTOR"}
 
 // cmdTTY runs a command with a terminal of its own, typing answers at its
 // prompts, as a person at a terminal does (or an agent with script or

@@ -13,8 +13,11 @@ import (
 
 // TestMain runs the test binary as the helper that asks, when told to.
 func TestMain(m *testing.M) {
-	if os.Getenv("CONFIRM_HELPER") == "1" {
+	switch os.Getenv("CONFIRM_HELPER") {
+	case "1":
 		os.Exit(helper())
+	case "agent":
+		os.Exit(agentHelper())
 	}
 	os.Exit(m.Run())
 }

@@ -10,7 +10,10 @@
 //
 // A terminal is a better channel than standard input, not a boundary: an
 // agent can run a command under a terminal of its own (script, expect,
-// tmux) and type into it. What it cannot type is what it does not know,
-// which is why rewind's restores ask for the operator's own Zerto
-// credentials through a Terminal (see recovery.Operator).
+// tmux) and type into it. AgentHost looks for an agent host among the
+// process's ancestors, under which no terminal is a person's; that too is
+// a recognition, which a process that leaves its parents escapes. What an
+// agent cannot type is what it does not know, which is why rewind's
+// restores ask for the operator's own Zerto credentials through a Terminal
+// (see recovery.Operator).
 package confirm

@@ -153,8 +153,8 @@ func newUninstallCmd() *cobra.Command {
 		Long: `uninstall takes rewind's hooks and MCP server out of an agent host's settings,
 and nothing else. What the install made for them (objects, files, folders)
 goes too, so that the settings are as they were before it. It asks you to
-type "uninstall" at this machine's terminal first (--dry-run asks nothing
-and writes nothing).`,
+type "uninstall" at this machine's terminal first, and refuses under an
+agent host (--dry-run asks nothing and writes nothing).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o, err := f.options()

@@ -30,7 +30,9 @@ the settings it sets replace yours. Editing the file makes it untrusted again.
 
 Since an agent can write such a file and run this command, trust shows the
 file and asks you to type "trust" at this machine's terminal (never from
-standard input); without a terminal it trusts nothing.
+standard input); without a terminal, or run under an agent host (Claude
+Code, Codex... among its parent processes, which may have made the
+terminal), it trusts nothing.
 
 --revoke forgets the trust of the file.`,
 		Args: cobra.MaximumNArgs(1),
@@ -120,6 +122,10 @@ func trustTarget(args []string) (string, error) {
 	return projects[0], nil
 }
 
+// agentHost finds an agent host among rewind's ancestors; a test replaces
+// it.
+var agentHost = confirm.AgentHost
+
 // maxShownLines bounds the lines of a config shown for its trust.
 const maxShownLines = 80
 
@@ -148,9 +154,15 @@ func trustText(path, hash string, data []byte, ignored []string) string {
 // personConfirms shows text at this machine's terminal and asks the person
 // there to type word: the confirmation of what loosens the guard (trust,
 // uninstall), which no flag, piped input or agent's command without a
-// terminal can give. It lives in the code, not in a catalog rule, so a
-// renamed copy of the binary asks the same.
+// terminal can give. Under an agent host (see confirm.AgentHost) no
+// terminal counts: the agent may have made it (script -qc) and type into
+// it. It lives in the code, not in a catalog rule, so a renamed copy of
+// the binary asks the same.
 func personConfirms(what, text, word string) error {
+	if h, ok := agentHost(); ok {
+		return &hintError{err: fmt.Errorf("%s runs under %s (process %d, %s): a terminal there may be the agent's, so it confirms nothing: nothing was changed", what, h.Name, h.PID, h.Seen),
+			hint: "run rewind " + what + " in a terminal of your own, outside the agent host"}
+	}
 	tty, err := openTerminal()
 	if err != nil {
 		return &hintError{err: fmt.Errorf("%s needs a person at this machine's terminal (%v): nothing was changed", what, err),
