@@ -402,7 +402,7 @@ var mcpNounMeaning = map[string]string{
 	"vm": "a VM", "disk": "a disk", "snapshot": "a snapshot", "part": "a part of a VM",
 	"hosts": "playbooks and tasks run on hosts", "exec": "a command the tool runs",
 	"code": "code the tool runs", "input": "text typed into a running process",
-	"page": "a page of a browser, whose keys are no process's code",
+	"page":   "a page of a browser, whose keys are no process's code",
 	"remote": "a server whose commands run on another host", "powershell": "PowerShell commands",
 }
 
