@@ -83,6 +83,9 @@ type ipythonPart struct {
 	lang string
 	text string
 	ask  string
+	// own is set for a command that runs in a shell of its own (a !
+	// line), whose cd does not move the kernel.
+	own bool
 }
 
 // readIPython splits a cell into the code it runs, as IPython reads it.
@@ -160,23 +163,28 @@ func assignedEscape(line string) string {
 // helpRE matches IPython's help syntax: obj?, obj??, ?obj.
 var helpRE = regexp.MustCompile(`^(\?{1,2}[A-Za-z_][A-Za-z0-9_.]*|[A-Za-z_][A-Za-z0-9_.]*\?{1,2})\s*$`)
 
-// automagicRE matches a line that IPython's automagic reads as a magic:
-// a word and white space or the end, not followed by an operator that
-// makes it Python (IPython's re_exclude_auto).
-var automagicRE = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(\s+([^=,&^|*/+\-(\[.].*|[+\-]\S.*)?)?$`)
+// identRE matches a Python name at the start of a line.
+var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
 
 // automagic reports whether a line of a one-line cell is a magic called
-// without its %: its first word names a magic that runs something.
+// without its %, as IPython's prefilter reads it with automagic on (its
+// AssignmentChecker and AutoMagicChecker): its first name is a magic
+// that runs something and is not assigned to ("cd = 3") or followed by
+// an attribute ("time.sleep(1)"). A Python name that shadows the magic
+// is known only at run time: the line is read as the magic.
 func automagic(line string) bool {
-	m := automagicRE.FindStringSubmatch(line)
-	if m == nil {
+	name := identRE.FindString(line)
+	if name == "" {
 		return false
 	}
-	switch strings.Fields(m[3] + " x")[0] {
-	case "is", "not", "in", "and", "or", "if", "else", "for":
+	rest := line[len(name):]
+	if strings.HasPrefix(rest, ".") {
 		return false
 	}
-	k, ok := ipythonMagics[m[1]]
+	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '=' || r[0] == ',') {
+		return false
+	}
+	k, ok := ipythonMagics[name]
 	return ok && k != magicNone && k != magicPython && k != magicLang
 }
 
@@ -203,7 +211,7 @@ func shellPart(cmd string) ipythonPart {
 			b.WriteByte(c)
 		}
 	}
-	return ipythonPart{lang: langShell, text: b.String()}
+	return ipythonPart{lang: langShell, text: b.String(), own: true}
 }
 
 // lineMagic reads a line magic without its %: its name and the text it
@@ -212,8 +220,12 @@ func (w *mcpWords) lineMagic(line string) []ipythonPart {
 	if rest, ok := strings.CutPrefix(line, "!"); ok {
 		return []ipythonPart{shellPart(strings.TrimLeft(rest, "!"))}
 	}
-	name, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
-	rest = strings.TrimSpace(rest)
+	line = strings.TrimSpace(line)
+	name := identRE.FindString(line)
+	if name == "" {
+		name, _, _ = strings.Cut(line, " ")
+	}
+	rest := strings.TrimSpace(line[len(name):])
 	switch ipythonMagics[name] {
 	case magicNone:
 		return nil
@@ -230,7 +242,11 @@ func (w *mcpWords) lineMagic(line string) []ipythonPart {
 		}
 		return []ipythonPart{shellPart(rest)}
 	case magicCommand:
-		return []ipythonPart{shellPart(strings.TrimSpace(name + " " + rest))}
+		// %cd and %pushd move the kernel: the commands after them run
+		// in the folder they name.
+		part := shellPart(strings.TrimSpace(name + " " + rest))
+		part.own = false
+		return []ipythonPart{part}
 	case magicEnv:
 		// %env NAME=VALUE, %env NAME VALUE, %set_env NAME VALUE; %env
 		// and %env NAME print.
@@ -268,21 +284,26 @@ func (w *mcpWords) cellMagic(head, body string, depth int) []ipythonPart {
 	case magicLang:
 		return []ipythonPart{w.interpreted(name, body)}
 	case magicScript:
-		// %%script [options] PROGRAM: the options are --bg, --proc,
-		// --out, --err and --no-raise-error, which take no program.
-		for _, f := range strings.Fields(args) {
-			if !strings.HasPrefix(f, "-") {
+		// %%script [options] PROGRAM: --proc, --out and --err take a
+		// variable's name, --bg and --no-raise-error nothing.
+		fields := strings.Fields(args)
+		for i := 0; i < len(fields); i++ {
+			switch f := fields[i]; {
+			case f == "--proc" || f == "--out" || f == "--err":
+				i++
+			case !strings.HasPrefix(f, "-"):
 				return []ipythonPart{w.interpreted(f, body)}
 			}
 		}
 	case magicWrite:
 		// %%writefile [-a] FILE: the body is data, written to FILE.
+		// Its argument is split as shell words are.
 		op, file := ">", args
 		if a, ok := strings.CutPrefix(args, "-a"); ok {
 			op, file = ">>", strings.TrimSpace(a)
 		}
 		if file != "" {
-			return []ipythonPart{{lang: langShell, text: ": " + op + " " + shellQuote(file)}}
+			return []ipythonPart{{lang: langShell, text: ": " + op + " " + file}}
 		}
 		return nil
 	}
@@ -298,16 +319,25 @@ func (w *mcpWords) interpreted(prog, body string) ipythonPart {
 	return ipythonPart{ask: "the cell runs its body with " + prog + ", which rewind does not read"}
 }
 
-// judgeIPython judges a cell, as readIPython splits it, at a place.
-func (p *Policy) judgeIPython(c Call, name mcpName, cell string, at *place, depth int, ask func(string), add func(Match)) {
-	for _, part := range p.mcp.readIPython(cell, depth) {
+// judgeIPython judges a cell, as readIPython splits it, at a place. Its
+// shell commands are judged as one script, in order: each ! line in a
+// subshell of its own, as IPython runs each in a shell of its own, and
+// the magics (%cd) in the kernel's.
+func (p *Policy) judgeIPython(c Call, cell string, at *place, ask func(string), add func(Match)) {
+	var script strings.Builder
+	for _, part := range p.mcp.readIPython(cell, 0) {
 		switch {
 		case part.ask != "":
 			ask(part.ask)
+		case part.lang == langShell && part.own:
+			script.WriteString("(\n" + part.text + "\n)\n")
 		case part.lang == langShell:
-			p.judgeCode(part.text, at, c.Cwd, 0, add)
+			script.WriteString(part.text + "\n")
 		default:
 			p.judgeCode(interpreterLine(part.lang, part.text), at, c.Cwd, 0, add)
 		}
+	}
+	if script.Len() > 0 {
+		p.judgeCode(script.String(), at, c.Cwd, 0, add)
 	}
 }

@@ -485,12 +485,12 @@ func (p *Policy) judgePiece(c Call, name mcpName, pc mcpPiece, at *place, b *mcp
 		// Code of a language the call does not say: read as each
 		// language rewind reads, and asked, as it may be another.
 		ask("the tool runs code in a language its call does not say, which rewind may not read")
-		p.judgeIPython(c, name, pc.text, at, 0, ask, via)
+		p.judgeIPython(c, pc.text, at, ask, via)
 		if b.take(len(pc.text)) {
 			p.judgeCode(interpreterLine(langJavaScript, pc.text), at, c.Cwd, 0, via)
 		}
 	case langIPython:
-		p.judgeIPython(c, name, pc.text, at, 0, ask, via)
+		p.judgeIPython(c, pc.text, at, ask, via)
 	default:
 		p.judgeCode(interpreterLine(pc.lang, pc.text), at, c.Cwd, 0, via)
 	}
