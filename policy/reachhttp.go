@@ -160,22 +160,23 @@ type requestURL struct {
 	query string
 }
 
-// path returns the path from the segment from on as one shell word, each
-// segment quoted, one known only at run time as runtimeWord.
+// path returns the path from the segment from on, quoted as one shell
+// word. A segment known only at run time is "*", which the rules read as
+// a name known only then (a VM to checkpoint is asked about).
 func (u requestURL) path(from int) string {
-	if from >= len(u.segs) {
-		return "/"
-	}
 	var b strings.Builder
 	for i := from; i < len(u.segs); i++ {
 		b.WriteString("/")
 		if u.dyn[i] {
-			b.WriteString(runtimeWord)
-		} else if u.segs[i] != "" {
-			b.WriteString(shellQuote(u.segs[i]))
+			b.WriteString("*")
+		} else {
+			b.WriteString(u.segs[i])
 		}
 	}
-	return b.String()
+	if b.Len() == 0 {
+		return "/"
+	}
+	return shellQuote(b.String())
 }
 
 // splitURL reads a URL (as written, or as its source text when it is

@@ -51,6 +51,8 @@ func moreReach(s *subject, name string) (reach, bool) {
 		return openstackReach(s, name)
 	case "curl", "wget", "http", "https", "xh", "xhs":
 		return httpReach(s, name)
+	case "xe":
+		return xeReach(s)
 	}
 	return reach{}, false
 }
@@ -506,6 +508,39 @@ func openstackReach(s *subject, name string) (reach, bool) {
 	r.via = name + " ssh " + strings.Join(r.hosts, ",")
 	if code, ok := afterSSHArgs(s); ok {
 		r.code, r.known = code, true
+	}
+	return r, true
+}
+
+// xeReach reads the VM an xe vm-* command acts on, which xe names as a
+// parameter: vm=, uuid=, name-label= (vm-uuid= and vm-name-label= on the
+// commands of a VM's devices). It runs no code: the xen family's rules
+// read the VMs as the command's targets. --multiple selects VMs by their
+// other parameters, known only at run time.
+func xeReach(s *subject) (reach, bool) {
+	pos := subjectPositionals(s)
+	if len(pos) == 0 || s.dynamic(pos[0]) || !strings.HasPrefix(s.args[pos[0]], "vm-") {
+		return reach{}, false
+	}
+	r := reach{family: "xen", via: "xe " + s.args[pos[0]]}
+	for i, a := range s.args {
+		key, val, ok := strings.Cut(a, "=")
+		switch {
+		case a == "--multiple":
+			r.unknown = true
+		case !ok:
+		case key != "vm" && key != "uuid" && key != "name-label" && key != "vm-uuid" && key != "vm-name-label":
+		case s.dynamic(i) || val == "":
+			r.unknown = true
+		default:
+			r.hosts = addUnique(r.hosts, val)
+		}
+	}
+	if len(r.hosts) == 0 {
+		r.unknown = true
+	}
+	if r.unknown {
+		r.hosts = nil
 	}
 	return r, true
 }
