@@ -747,15 +747,13 @@ func (w *mcpWords) languageOf(name mcpName, keys mcpInput) string {
 	if named == "" {
 		named = w.wordsLanguage(name.serverWords)
 	}
-	for _, v := range keys.strings("language") {
-		if l := w.valueLanguage(v); l != "" {
-			if l == langPython && named == langIPython {
-				return langIPython
-			}
-			return l
+	if vals := keys.strings("language"); len(vals) > 0 {
+		// "" for a language rewind does not read.
+		l := w.valueLanguage(vals[0])
+		if l == langPython && named == langIPython {
+			return langIPython
 		}
-		// A language rewind does not read.
-		return ""
+		return l
 	}
 	return named
 }

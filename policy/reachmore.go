@@ -105,12 +105,6 @@ func tshReach(s *subject) (reach, bool) {
 	return r, true
 }
 
-// azSSHValues are the options of az ssh vm and az ssh arc that take a
-// value.
-var azSSHValues = valueSet("-n", "--name", "--vm-name", "-g", "--resource-group", "--ip", "--resource-id",
-	"--ids", "--local-user", "--certificate-file", "--private-key-file", "--public-key-file", "--port",
-	"--ssh-client-folder", "--ssh-proxy-folder", "--resource-type", "--rdp", "--subscription", "--prefer", "--yes")
-
 // azSSHReach reads az ssh vm|arc [options] [-- SSH-ARGS [COMMAND]]: the
 // command after ssh's own arguments runs on the VM that --name, --ip or
 // --resource-id names.
@@ -161,13 +155,6 @@ func afterSSHArgs(s *subject) (string, bool) {
 	}
 	return codeOf(s, j), true
 }
-
-// boltValues are the options of Puppet Bolt that take a value.
-var boltValues = valueSet("-t", "--targets", "--nodes", "-q", "--query", "--rerun", "-u", "--user", "-p",
-	"--password", "--private-key", "--run-as", "--sudo-password", "--concurrency", "-c", "--compile-concurrency",
-	"--inventoryfile", "-i", "--project", "--boltdir", "--configfile", "--transport", "--connect-timeout",
-	"--modulepath", "--hiera-config", "--log-level", "--format", "--env-var", "--tmpdir", "--script-dir",
-	"--password-prompt", "--sudo-password-prompt", "--stream", "--filter", "--params")
 
 // boltReach reads bolt command run COMMAND --targets T: COMMAND runs, by
 // a shell, on each target. Targets are names, URIs or a list of them; a
@@ -257,12 +244,6 @@ func pyinfraReach(s *subject) (reach, bool) {
 	}
 	return r, true
 }
-
-// fabValues are the options of Fabric's fab that take a value.
-var fabValues = valueSet("-H", "--hosts", "-i", "--identity", "-S", "--ssh-config", "-c", "--collection",
-	"-r", "--search-root", "-t", "--connect-timeout", "-T", "--command-timeout", "-f", "--config", "-R",
-	"--roles", "-u", "--user", "-p", "--password", "-x", "--exclude-hosts", "-D", "--list-depth", "-F",
-	"--list-format", "-w", "--warn-only", "--prompt-for-login-password", "--prompt-for-passphrase")
 
 // fabReach reads fab -H HOSTS -- COMMAND: COMMAND runs on each host;
 // without -H, or for a task of a fabfile, the hosts or the code are known
