@@ -170,7 +170,7 @@ func (w *mcpWords) readMCPInput(obj map[string]any) mcpInput {
 					in[class] = append(in[class], keyed{k, val, top, depth})
 				}
 				switch class {
-				case "command", "args", "flags", "code", "input":
+				case "command", "args", "flags":
 					continue
 				}
 				// The object of a vm key names the VM by its name or id,

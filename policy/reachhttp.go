@@ -344,7 +344,7 @@ func wgetRequests(s *subject) []httpRequest {
 	var urls []int
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
-		if !isOption(a) || s.dynamic(i) && !isOption(a) {
+		if !isOption(a) {
 			urls = append(urls, i)
 			continue
 		}
