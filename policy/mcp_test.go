@@ -250,6 +250,14 @@ func TestMCPConfig(t *testing.T) {
 			t.Errorf("user words, %s: got %s (%s), want %s", tt.c.Tool, v.Effect, v.Reason, tt.want)
 		}
 	}
+	// A config's language word: the lab server's code is Python.
+	code := Call{Tool: "mcp__lab__run_snippet", Input: json.RawMessage(`{"code": "import os; os.system('ssh web-01 reboot')"}`)}
+	if v := newPolicy(t, "[mcp.languages]\npython = [\"lab\"]\n").Classify(code); v.Effect != Protect {
+		t.Errorf("a config's language word: got %s (%s), want protect", v.Effect, v.Reason)
+	}
+	if v := newPolicy(t, "").Classify(code); v.Effect != Ask {
+		t.Errorf("without the config's words, the code's language is not known: got %s (%s), want ask", v.Effect, v.Reason)
+	}
 	if v := newPolicy(t, "").Classify(remote); v.Effect != None {
 		t.Errorf("without the user's words, %s runs here: got %s, want none", remote.Tool, v.Effect)
 	}
@@ -282,6 +290,10 @@ func TestMCPConfig(t *testing.T) {
 		{"[mcp.keys]\nvm = [\"vm_name\"]\nhost = [\"vmName\"]\n", `test.toml:2: mcp.keys.vm: "vm_name" is in host too`},
 		{"[mcp.phrases]\nchange = [\"destroy\"]\n", `test.toml:2: mcp.phrases.change: "destroy": want two words`},
 		{"[mcp.flag_prefix]\ngovc = \"+\"\n", `test.toml:2: mcp.flag_prefix.govc: want "-", "--" or "/", got "+"`},
+		{"[mcp.languages]\ncobol = [\"cbl\"]\n", `test.toml:2: mcp.languages.cobol: unknown class "cobol" (want one of shell, powershell`},
+		{"[mcp.states]\nchange = [\"stopped\"]\ndestroy = [\"STOPPED\"]\n", `test.toml:3: mcp.states.destroy: "STOPPED" is in change too`},
+		{"[mcp.keystrokes]\nsubmit = [\"enter\"]\n", `test.toml:2: mcp.keystrokes.submit: unknown class "submit" (want one of enter, interrupt, other)`},
+		{"[mcp]\nmethods = [\"partial update\"]\n", `test.toml:2: mcp.methods: "partial update": want one word`},
 		{"[mcp]\nverbs = 3\n", `test.toml:2: mcp.verbs: `},
 	} {
 		_, err := Parse("test.toml", []byte(tt.config))

@@ -144,9 +144,9 @@ func (v *validator) mcp(c *MCPConfig) {
 	check("languages", c.Languages, mcpLanguageClasses, 1)
 	check("states", c.States, mcpVerbClasses, 1)
 	check("keystrokes", c.Keystrokes, mcpKeystrokeClasses, 1)
-	for i, m := range c.Methods {
+	for _, m := range c.Methods {
 		if len(strings.Fields(m)) != 1 || strings.TrimSpace(m) != m {
-			v.fail("mcp.methods", i, "", "%q: want one word", m)
+			v.fail("mcp", -1, "methods", "%q: want one word", m)
 		}
 	}
 	for _, class := range slices.Sorted(maps.Keys(c.Types)) {
