@@ -60,7 +60,7 @@ type httpRequest struct {
 	methodDyn    bool
 	url          string
 	urlDyn       bool
-	readsOnly    bool // HTTPie's --offline and curl's -G: no body is sent as one
+	readsOnly    bool // curl's -G: the data goes into the query of a GET
 	defaultWrite bool // data or a form given: the method is POST unless one is set
 }
 
