@@ -87,6 +87,10 @@ func fromInvocation(inv *shell.Invocation) subject {
 	if s.remote && windowsTools[strings.ToLower(inv.Name)] {
 		s.name, s.args = windowsArgs(s)
 	}
+	// A cmdlet on a remote host (ssh into Windows, whose default shell
+	// may be PowerShell) is judged as PowerShell reads it: by the cmdlet
+	// rules, its parameters in any case and by any prefix.
+	s.ps = s.remote && powershell.IsCmdletName(inv.Name)
 	return s
 }
 

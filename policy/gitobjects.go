@@ -324,8 +324,7 @@ func (r *gitRepo) resolveBase(base string, guess bool) (oid, bool) {
 
 func isHex(s string) bool {
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+		if !isHexByte(s[i]) {
 			return false
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 // A tool of an MCP server that no rule lists is judged by the words of its
@@ -107,6 +109,15 @@ func (w *mcpWords) verbOf(words []string) verb {
 	pick := verbs[len(verbs)-1]
 	if verbs[0].at == 0 {
 		pick = verbs[0]
+	} else if last := len(words) - 1; pick.at == last && w.method[words[last]] {
+		// A name made of a REST path and the method that changes
+		// (nodes_qemu_status_stop_create: POST .../status/stop): the
+		// strongest verb of the path says what the call does.
+		for _, f := range verbs[:len(verbs)-1] {
+			if verbRank[f.class] >= verbRank[pick.class] && verbRank[f.class] > verbRank["read"] {
+				pick = f
+			}
+		}
 	}
 	v := verb{class: pick.class, words: pick.words}
 	for _, f := range verbs {
@@ -269,6 +280,12 @@ func (in mcpInput) strings(class string) []string {
 // rule would: a guarded server asks only about the tools they say
 // nothing of.
 func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) bool {
+	return p.judgeMCPWithin(c, in, depth, &mcpBudget{code: maxMCPCode, lines: maxMCPLines}, add)
+}
+
+// judgeMCPWithin is judgeMCP within what is left of a call's budget for
+// code, which the tools a tool dispatches to share.
+func (p *Policy) judgeMCPWithin(c Call, in *toolInput, depth int, b *mcpBudget, add func(Match)) bool {
 	w := p.mcp
 	if w == nil || w.verb == nil {
 		return false
@@ -281,29 +298,31 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 	prog := w.programOf(name)
 	execish := w.execish(name, prog)
 	if execish {
-		codes := w.commandsOf(in.obj, prog)
+		pieces := w.piecesOf(name, in.obj, keys, prog, b)
 		subcommand := false
-		if len(codes) == 0 && prog != "" {
+		if len(pieces) == 0 && prog != "" && !b.past {
 			// A program's tool that takes its subcommand as an action
 			// ({"action": "destroy"} of a terraform tool) runs that.
 			for _, a := range keys.strings("action") {
 				if subcommandRE.MatchString(a) {
-					codes, subcommand = append(codes, prog+" "+a), true
+					pieces, subcommand = append(pieces, mcpPiece{text: prog + " " + a, lang: langShell}), true
 				}
 			}
 		}
-		if len(codes) > 0 {
+		codeless := len(pieces) == 0 && w.hasNoun(name.words, "code") && w.runsCode(name)
+		if len(pieces) > 0 || b.past || codeless {
 			at := w.placeOf(name, keys)
-			for _, code := range codes {
-				if w.hasNoun(name.words, "powershell") {
-					code = "pwsh -NoProfile -Command " + shellQuote(code)
+			for _, pc := range pieces {
+				if !p.judgePiece(c, name, pc, at, b, add) {
+					break
 				}
-				p.judgeCode(code, at, c.Cwd, 0, func(m Match) {
-					if m.Kind == KindInvocation && at == nil && len(m.Via) == 0 {
-						m.Via = []string{c.Tool}
-					}
-					add(m)
-				})
+			}
+			if b.past {
+				add(b.pastLimit(p, at))
+			}
+			if codeless {
+				add(Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: mcpRule + " " + strings.Join(name.words, " "),
+					Reason: "the tool runs code that its input does not hold (a cell of a notebook, a file), which rewind cannot read"})
 			}
 			if subcommand {
 				// Its other words and keys still say what it does
@@ -321,7 +340,7 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 			subIn := toolInput{obj: input}
 			judged := false
 			for _, sub := range subs {
-				judged = p.judgeMCP(Call{Tool: "mcp__" + name.server + "__" + sub, Cwd: c.Cwd}, &subIn, depth+1, func(m Match) {
+				judged = p.judgeMCPWithin(Call{Tool: "mcp__" + name.server + "__" + sub, Cwd: c.Cwd}, &subIn, depth+1, b, func(m Match) {
 					m.Source = c.Tool + " " + sub
 					add(m)
 				}) || judged
@@ -340,6 +359,167 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 	return true
 }
 
+// The bounds of the code one call's input has judged: its bytes, and
+// the elements of its lists of command lines. They are shared by every
+// command, code and input key of the input, by every tool a dispatching
+// tool names and by every reading of code whose language is not known,
+// so that what a call costs is linear in its input whatever its shape.
+const (
+	maxMCPCode  = 1 << 20
+	maxMCPLines = 4096
+)
+
+// mcpBudget is what is left of a call's bounds on code.
+type mcpBudget struct {
+	code, lines int
+	// past is set when a piece was left unread for the bounds, and what
+	// says which.
+	past bool
+	what string
+}
+
+// take spends n bytes of code, and reports whether they were left.
+func (b *mcpBudget) take(n int) bool {
+	if n > b.code {
+		b.over(fmt.Sprintf("more than %d bytes of code", maxMCPCode))
+		return false
+	}
+	b.code -= n
+	return true
+}
+
+// over records that a piece was left unread, and the first bound that
+// left one.
+func (b *mcpBudget) over(what string) {
+	if !b.past {
+		b.past, b.what = true, what
+	}
+}
+
+// linesOf returns the complete lines of text that fit in what is left of
+// the bytes, and spends them: a shell reads its script a line at a time,
+// so the lines before the bound are judged as they are.
+func (b *mcpBudget) linesOf(text string) string {
+	if len(text) <= b.code {
+		b.code -= len(text)
+		return text
+	}
+	cut := strings.LastIndexByte(text[:b.code], '\n')
+	b.over(fmt.Sprintf("more than %d bytes of code", maxMCPCode))
+	if cut < 0 {
+		return ""
+	}
+	b.code -= cut
+	return text[:cut]
+}
+
+// takeLines spends the elements of a list of command lines, and returns
+// how many of its n were left: the ones after those are not read.
+func (b *mcpBudget) takeLines(n int) int {
+	if n > b.lines {
+		n, b.lines = b.lines, 0
+		b.over(fmt.Sprintf("more than %d command lines", maxMCPLines))
+		return n
+	}
+	b.lines -= n
+	return n
+}
+
+// pastLimit is the verdict on the code left unread: it could hold any
+// command, where it runs.
+func (b *mcpBudget) pastLimit(p *Policy, at *place) Match {
+	u := shell.Unparsed{Err: "the tool's input holds " + b.what + " for rewind to read", Limit: true}
+	var pl place
+	if at != nil {
+		pl = *at
+	}
+	return p.pastLimit(&u, pl)
+}
+
+// mcpPiece is text an exec tool runs, in a language; typed is set for
+// text typed into a running process, whose language is its own.
+type mcpPiece struct {
+	text  string
+	lang  string
+	typed bool
+	// keys is set when the text was typed with keys whose text only the
+	// process knows (history, completion).
+	keys bool
+}
+
+// judgePiece judges a piece of code at its place, within the budget, and
+// reports whether the budget held.
+func (p *Policy) judgePiece(c Call, name mcpName, pc mcpPiece, at *place, b *mcpBudget, add func(Match)) bool {
+	if pc.lang == langShell || pc.typed {
+		if pc.text = b.linesOf(pc.text); pc.text == "" {
+			return false
+		}
+	} else if !b.take(len(pc.text)) {
+		return false
+	}
+	via := func(m Match) {
+		if m.Kind == KindInvocation && at == nil && len(m.Via) == 0 {
+			m.Via = []string{c.Tool}
+		}
+		add(m)
+	}
+	ask := func(reason string) {
+		add(Match{Kind: KindTool, Source: c.Tool, Effect: Ask, Rule: mcpRule + " " + strings.Join(name.words, " "), Reason: reason})
+	}
+	if pc.typed {
+		// The text goes to whatever runs there: read as commands, so
+		// that a command a rule denies is denied, and asked unless the
+		// process is a shell.
+		if pc.lang != langShell {
+			ask("the tool types into a running process rewind cannot see: its input is code for whatever runs there")
+		} else if pc.keys {
+			ask("the tool types keys whose text only the process knows (history, completion)")
+		}
+		p.judgeCode(pc.text, at, c.Cwd, 0, via)
+		return true
+	}
+	switch pc.lang {
+	case langShell:
+		p.judgeCode(pc.text, at, c.Cwd, 0, via)
+	case "":
+		// Code of a language the call does not say: read as each
+		// language rewind reads, and asked, as it may be another.
+		ask("the tool runs code in a language its call does not say, which rewind may not read")
+		p.judgeIPython(c, pc.text, at, ask, via)
+		if b.take(len(pc.text)) {
+			p.judgeCode(interpreterLine(langJavaScript, pc.text), at, c.Cwd, 0, via)
+		}
+	case langIPython:
+		p.judgeIPython(c, pc.text, at, ask, via)
+	default:
+		p.judgeCode(interpreterLine(pc.lang, pc.text), at, c.Cwd, 0, via)
+	}
+	return true
+}
+
+// interpreterLine is the command line that runs code of a language as
+// the shell analysis reads it: python3 -c CODE, node -e CODE, ...
+func interpreterLine(lang, code string) string {
+	q := shellQuote(code)
+	switch lang {
+	case langPython:
+		return "python3 -c " + q
+	case langJavaScript:
+		return "node -e " + q
+	case langRuby:
+		return "ruby -e " + q
+	case langPerl:
+		return "perl -e " + q
+	case langPHP:
+		return "php -r " + q
+	case langPowerShell:
+		return "pwsh -NoProfile -Command " + q
+	case langCmd:
+		return "cmd /c " + q
+	}
+	return code
+}
+
 // judgeWords judges a tool by the verb and nouns of its name and the VMs
 // its input names.
 func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match, bool) {
@@ -349,6 +529,19 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	for _, a := range keys.strings("action") {
 		if av := w.verbOf(toolWords(a)); verbRank[av.class] > verbRank[v.class] {
 			v = av
+		}
+	}
+	// So does the state it puts a VM in ({"state": "stopped"}), unless
+	// the name says it reads: there a state is what the listing shows.
+	if v.class != "read" && v.class != "create" {
+		for _, st := range keys.strings("state") {
+			class := w.state[foldMCPKey(st)]
+			if class == "" {
+				class = w.verbOf(toolWords(st)).class
+			}
+			if verbRank[class] > verbRank[v.class] {
+				v = verb{class: class, words: []string{st}}
+			}
 		}
 	}
 	nouns := map[string]string{}
@@ -463,9 +656,14 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 }
 
 // execish reports whether a tool's name says it runs a command: an exec
-// verb or noun, or a program's name.
+// verb or noun, a program's name, a remote shell's (a tool named ssh),
+// or typing into a running process.
 func (w *mcpWords) execish(name mcpName, prog string) bool {
-	return prog != "" || w.hasNoun(name.words, "exec") || w.hasVerb(name.words, "exec")
+	return prog != "" || w.hasVerb(name.words, "exec") ||
+		slices.ContainsFunc(name.words, func(wd string) bool {
+			c := w.noun[wd]
+			return c == "exec" || c == "code" || c == "input" || c == "remote"
+		})
 }
 
 // execName reports whether the MCP tool named tool runs a command, by its
@@ -496,6 +694,189 @@ func (w *mcpWords) programOf(name mcpName) string {
 	return ""
 }
 
+// piecesOf returns the code an exec tool's input holds: its command
+// lines (see commandsOf), the code of its code keys when its name says it
+// runs code, and the text of its input keys when its name says it types
+// into a running process.
+func (w *mcpWords) piecesOf(name mcpName, obj map[string]any, keys mcpInput, prog string, b *mcpBudget) []mcpPiece {
+	lang := w.languageOf(name, keys)
+	cmdLang := langShell
+	if lang == langPowerShell || lang == langCmd {
+		cmdLang = lang
+	}
+	var pieces []mcpPiece
+	for _, line := range w.commandsOf(obj, prog, b) {
+		pieces = append(pieces, mcpPiece{text: line, lang: cmdLang})
+	}
+	if w.runsCode(name) {
+		for _, k := range w.sortedKeys(obj) {
+			if w.key[foldMCPKey(k)] != "code" {
+				continue
+			}
+			if code, ok := codeText(obj[k], b); ok {
+				pieces = append(pieces, mcpPiece{text: code, lang: lang})
+			}
+		}
+	}
+	if w.hasNoun(name.words, "input") && !w.hasNoun(name.words, "page") && !w.hasNoun(name.serverWords, "page") {
+		process := w.processOf(name)
+		for _, k := range w.sortedKeys(obj) {
+			if w.key[foldMCPKey(k)] != "input" {
+				continue
+			}
+			if text, unknown, ok := w.typedText(obj[k], b); ok {
+				pieces = append(pieces, mcpPiece{text: text, lang: process, typed: true, keys: unknown})
+			}
+		}
+	}
+	return pieces
+}
+
+// runsCode reports whether a tool's name says it runs the code its input
+// holds: an exec verb (execute_code, run_cell), or code and no verb
+// (python_repl); inserting a cell or reading one runs nothing.
+func (w *mcpWords) runsCode(name mcpName) bool {
+	return w.hasVerb(name.words, "exec") || w.hasNoun(name.words, "code") && w.verbOf(name.words).class == ""
+}
+
+// languageOf is the language of an exec tool's code: the value of a
+// language key, else a word of the tool's name, else of its server's; ""
+// when none says. Python in a notebook's tool is IPython.
+func (w *mcpWords) languageOf(name mcpName, keys mcpInput) string {
+	named := w.wordsLanguage(name.words)
+	if named == "" {
+		named = w.wordsLanguage(name.serverWords)
+	}
+	if vals := keys.strings("language"); len(vals) > 0 {
+		// "" for a language rewind does not read.
+		l := w.valueLanguage(vals[0])
+		if l == langPython && named == langIPython {
+			return langIPython
+		}
+		return l
+	}
+	return named
+}
+
+// wordsLanguage returns the language the first word of words that names
+// one says.
+func (w *mcpWords) wordsLanguage(words []string) string {
+	for _, wd := range words {
+		if l := w.lang[wd]; l != "" {
+			return l
+		}
+		if w.noun[wd] == "powershell" {
+			return langPowerShell
+		}
+	}
+	return ""
+}
+
+// valueLanguage reads a language key's value: "python3", "Python 3.12",
+// "/bin/bash", "powershell.exe".
+func (w *mcpWords) valueLanguage(v string) string {
+	v = strings.ToLower(strings.TrimSpace(v))
+	if f := strings.Fields(v); len(f) > 0 {
+		v = f[0]
+	}
+	v = v[strings.LastIndexAny(v, `/\`)+1:]
+	v = strings.TrimSuffix(v, ".exe")
+	if l := w.lang[v]; l != "" {
+		return l
+	}
+	return w.lang[strings.TrimRight(v, "0123456789.")]
+}
+
+// processOf is the language of the process a tool types into: a shell
+// when the tool's or server's words say a terminal or a shell, else
+// unknown ("").
+func (w *mcpWords) processOf(name mcpName) string {
+	for _, words := range [][]string{name.words, name.serverWords} {
+		for _, wd := range words {
+			if w.lang[wd] == langShell {
+				return langShell
+			}
+		}
+	}
+	return ""
+}
+
+// codeText reads a code key's value: a string, or a list of lines (a
+// notebook cell's source).
+func codeText(v any, b *mcpBudget) (string, bool) {
+	switch v := v.(type) {
+	case string:
+		return v, strings.TrimSpace(v) != ""
+	case []any:
+		var sb strings.Builder
+		for _, e := range v[:b.takeLines(len(v))] {
+			s, ok := e.(string)
+			if !ok {
+				return "", false
+			}
+			sb.WriteString(s)
+			if !strings.HasSuffix(s, "\n") {
+				sb.WriteByte('\n')
+			}
+		}
+		return sb.String(), strings.TrimSpace(sb.String()) != ""
+	}
+	return "", false
+}
+
+// typedText reads an input key's value as the text it types: a string as
+// it is (a key's name alone stands for the key), a list as the text of
+// its elements one after the other, the name of a key that ends a line
+// or interrupts a line end. unknown tells that a key makes text only the
+// process knows.
+func (w *mcpWords) typedText(v any, b *mcpBudget) (text string, unknown, ok bool) {
+	var list []any
+	switch v := v.(type) {
+	case string:
+		if w.keystrokeOf(v) == "" {
+			return v, false, strings.TrimSpace(v) != ""
+		}
+		list = []any{v}
+	case []any:
+		list = v[:b.takeLines(len(v))]
+	default:
+		return "", false, false
+	}
+	var sb strings.Builder
+	for _, e := range list {
+		s, isStr := e.(string)
+		if !isStr {
+			continue
+		}
+		switch w.keystrokeOf(s) {
+		case keyEnter, keyInterrupt:
+			sb.WriteByte('\n')
+		case keyOther:
+			unknown = true
+			sb.WriteByte('\n')
+		default:
+			sb.WriteString(s)
+		}
+	}
+	return sb.String(), unknown, strings.TrimSpace(sb.String()) != "" || unknown
+}
+
+// keyNameRE matches the names of keys as tmux and the terminal tools
+// write them: C-x, M-x, S-x, ^x, <NAME>.
+var keyNameRE = regexp.MustCompile(`^([CMS]-\S+|\^.|<[A-Za-z0-9_-]+>)$`)
+
+// keystrokeOf returns the kind of key a word names, "" for text; a name
+// of a key the table does not list makes text only the process knows.
+func (w *mcpWords) keystrokeOf(s string) string {
+	if k := w.keystroke[strings.ToLower(s)]; k != "" {
+		return k
+	}
+	if keyNameRE.MatchString(s) {
+		return keyOther
+	}
+	return ""
+}
+
 // commandsOf returns the command lines an exec tool's input holds: its
 // command (a string, or an argv array), its options (a flags object) and
 // its arguments, with the program its name says in front when the command
@@ -503,17 +884,18 @@ func (w *mcpWords) programOf(name mcpName) string {
 // receives them without a shell. An input with several command or
 // argument keys ({"cmd": "ls", "command": "reboot"}) gives a line for each
 // pairing: the server reads one of them, and rewind cannot tell which.
-func (w *mcpWords) commandsOf(obj map[string]any, prog string) []string {
+// The elements of lists of command lines are spent from b.
+func (w *mcpWords) commandsOf(obj map[string]any, prog string, b *mcpBudget) []string {
 	var cmds, argss []string
 	flags := ""
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := commandText(obj[k], lineKey(k)); ok {
+			if s, ok := commandText(obj[k], lineKey(k), b); ok {
 				cmds = append(cmds, s)
 			}
 		case "args":
-			if s, ok := commandText(obj[k], false); ok {
+			if s, ok := commandText(obj[k], false, b); ok {
 				argss = append(argss, s)
 			}
 		case "flags":
@@ -570,34 +952,38 @@ func lineKey(k string) bool {
 }
 
 // commandText reads a command value: a string as it is (shell text), an
-// array of strings as quoted words, or with lines as command lines.
-func commandText(v any, lines bool) (string, bool) {
+// array of strings as quoted words, or with lines as command lines, whose
+// elements are spent from b.
+func commandText(v any, lines bool, b *mcpBudget) (string, bool) {
 	switch v := v.(type) {
 	case string:
 		return v, strings.TrimSpace(v) != ""
 	case []any:
-		var b strings.Builder
+		if lines {
+			v = v[:b.takeLines(len(v))]
+		}
+		var sb strings.Builder
 		sep := " "
 		if lines {
 			sep = "\n"
 		}
 		for i, e := range v {
 			if i > 0 {
-				b.WriteString(sep)
+				sb.WriteString(sep)
 			}
 			switch e := e.(type) {
 			case string:
 				if !lines {
 					e = shellQuote(e)
 				}
-				b.WriteString(e)
+				sb.WriteString(e)
 			case json.Number:
-				b.WriteString(e.String())
+				sb.WriteString(e.String())
 			default:
 				return "", false
 			}
 		}
-		return b.String(), b.Len() > 0
+		return sb.String(), sb.Len() > 0
 	}
 	return "", false
 }
@@ -700,4 +1086,42 @@ func (w *mcpWords) dispatched(obj map[string]any) ([]string, map[string]any) {
 		args = map[string]any{}
 	}
 	return subs, args
+}
+
+// folded returns matches that combine as the matches s folded do: those
+// it listed, the one that decided when it was not listed, and the
+// targets of those left out on a match of the effect that decided.
+func (s *section) folded() []Match {
+	out := slices.Clip(s.matches)
+	if s.decided == nil {
+		return out
+	}
+	listed := map[string]struct{}{}
+	found := false
+	for i := range out {
+		found = found || sameMatch(out[i], *s.decided)
+		if out[i].Effect >= Protect {
+			for _, t := range out[i].Targets {
+				listed[t] = struct{}{}
+			}
+		}
+	}
+	if !found {
+		out = append(out, *s.decided)
+		for _, t := range s.decided.Targets {
+			listed[t] = struct{}{}
+		}
+	}
+	var rest []string
+	for _, t := range s.targets {
+		if _, ok := listed[t]; !ok {
+			rest = append(rest, t)
+		}
+	}
+	if len(rest) > 0 {
+		m := *s.decided
+		m.Effect, m.Targets = max(s.effect, Protect), rest
+		out = append(out, m)
+	}
+	return out
 }

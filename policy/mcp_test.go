@@ -4,9 +4,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/shapes"
 )
 
 // mcpServerTable is policy/testdata/mcp-servers.json: calls of public MCP
@@ -247,6 +250,14 @@ func TestMCPConfig(t *testing.T) {
 			t.Errorf("user words, %s: got %s (%s), want %s", tt.c.Tool, v.Effect, v.Reason, tt.want)
 		}
 	}
+	// A config's language word: the lab server's code is Python.
+	code := Call{Tool: "mcp__lab__run_snippet", Input: json.RawMessage(`{"code": "import os; os.system('ssh web-01 reboot')"}`)}
+	if v := newPolicy(t, "[mcp.languages]\npython = [\"lab\"]\n").Classify(code); v.Effect != Protect {
+		t.Errorf("a config's language word: got %s (%s), want protect", v.Effect, v.Reason)
+	}
+	if v := newPolicy(t, "").Classify(code); v.Effect != Ask {
+		t.Errorf("without the config's words, the code's language is not known: got %s (%s), want ask", v.Effect, v.Reason)
+	}
 	if v := newPolicy(t, "").Classify(remote); v.Effect != None {
 		t.Errorf("without the user's words, %s runs here: got %s, want none", remote.Tool, v.Effect)
 	}
@@ -279,11 +290,175 @@ func TestMCPConfig(t *testing.T) {
 		{"[mcp.keys]\nvm = [\"vm_name\"]\nhost = [\"vmName\"]\n", `test.toml:2: mcp.keys.vm: "vm_name" is in host too`},
 		{"[mcp.phrases]\nchange = [\"destroy\"]\n", `test.toml:2: mcp.phrases.change: "destroy": want two words`},
 		{"[mcp.flag_prefix]\ngovc = \"+\"\n", `test.toml:2: mcp.flag_prefix.govc: want "-", "--" or "/", got "+"`},
+		{"[mcp.languages]\ncobol = [\"cbl\"]\n", `test.toml:2: mcp.languages.cobol: unknown class "cobol" (want one of shell, powershell`},
+		{"[mcp.states]\nchange = [\"stopped\"]\ndestroy = [\"STOPPED\"]\n", `test.toml:3: mcp.states.destroy: "STOPPED" is in change too`},
+		{"[mcp.keystrokes]\nsubmit = [\"enter\"]\n", `test.toml:2: mcp.keystrokes.submit: unknown class "submit" (want one of enter, interrupt, other)`},
+		{"[mcp]\nmethods = [\"partial update\"]\n", `test.toml:2: mcp.methods: "partial update": want one word`},
 		{"[mcp]\nverbs = 3\n", `test.toml:2: mcp.verbs: `},
 	} {
 		_, err := Parse("test.toml", []byte(tt.config))
 		if err == nil || !strings.HasPrefix(err.Error(), tt.want) {
 			t.Errorf("%q: got %v, want %s...", tt.config, err, tt.want)
+		}
+	}
+}
+
+// mcpShapeWant is the effect each MCP shape of internal/shapes must get:
+// code past the bounds of one call is asked, and a destroy before it is
+// still denied.
+var mcpShapeWant = map[string]Effect{
+	"mcp-command-list":              Ask,
+	"mcp-destroy-then-command-list": Deny,
+	"mcp-script":                    Deny,
+	"mcp-command-keys":              Ask,
+	"mcp-argv":                      None,
+	"mcp-cell":                      Ask,
+	"mcp-cell-lines":                Ask,
+	"mcp-unknown-language":          Ask,
+	"mcp-typed-keys":                Ask,
+	"mcp-dispatched":                Deny,
+	"mcp-vm-names":                  Protect,
+}
+
+// TestMCPShapesAreBounded judges every MCP shape of internal/shapes at 1
+// and 4 MiB: each gets its effect, and four times the input allocates at
+// most about four times the memory, whatever the shape: the bounds of
+// one call's code are shared by all its keys.
+func TestMCPShapesAreBounded(t *testing.T) {
+	p := newPolicy(t, "")
+	for _, s := range shapes.MCP {
+		want, ok := mcpShapeWant[s.Name]
+		if !ok {
+			t.Errorf("%s: no effect wanted", s.Name)
+			continue
+		}
+		measure := func(size int, want Effect) uint64 {
+			input := s.Make(size)
+			if !json.Valid([]byte(input)) {
+				t.Fatalf("%s: not JSON: %.200s", s.Name, input)
+			}
+			var v Verdict
+			mem := allocated(func() { v = p.Classify(Call{Tool: s.Tool, Input: json.RawMessage(input), InputValid: true}) })
+			if v.Effect != want {
+				t.Errorf("%s, %d bytes: got %s (%s: %.200s), want %s", s.Name, size, v.Effect, v.Rule, v.Reason, want)
+			}
+			return mem
+		}
+		wantLarge := want
+		if s.Name == "mcp-argv" {
+			// Its command line is past the bound only at 4 MiB.
+			wantLarge = Ask
+		}
+		small, large := measure(1<<20, want), measure(4<<20, wantLarge)
+		if ratio := float64(large) / float64(max(small, 1)); ratio > 4*1.5 {
+			t.Errorf("%s: 4 times the input allocated %.1f times the memory (%d -> %d bytes)", s.Name, ratio, small, large)
+		}
+		if large > 64<<20*4 {
+			t.Errorf("%s: 4 MiB of input allocated %d MiB", s.Name, large>>20)
+		}
+	}
+}
+
+func allocated(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
+}
+
+// TestMCPCodeBound: a list of command lines is read up to its bound, the
+// lines before it judged as they are; a script, to the last line that
+// fits in the bytes.
+func TestMCPCodeBound(t *testing.T) {
+	p := newPolicy(t, "")
+	lines := func(first string, n int) string {
+		list := []string{first}
+		for range n {
+			list = append(list, "uptime")
+		}
+		b, _ := json.Marshal(map[string]any{"host": "web-01", "commands": list})
+		return string(b)
+	}
+	script := func(first string, size int) string {
+		b, _ := json.Marshal(map[string]any{"host": "web-01", "command": first + "\n" + strings.Repeat("uptime\n", size/7)})
+		return string(b)
+	}
+	for _, tt := range []struct {
+		name, input string
+		want        Effect
+	}{
+		{"lines within the bound", lines("uptime", maxMCPLines-1), None},
+		{"lines past the bound", lines("uptime", maxMCPLines), Ask},
+		{"a destroy before the bound", lines("govc vm.destroy web-02", maxMCPLines), Deny},
+		{"a script within the bound", script("uptime", maxMCPCode-100), None},
+		{"a script past the bound", script("uptime", maxMCPCode), Ask},
+		{"a destroy before the bytes' bound", script("govc vm.destroy web-02", maxMCPCode), Deny},
+	} {
+		v := p.Classify(Call{Tool: "mcp__ssh__exec", Input: json.RawMessage(tt.input)})
+		if v.Effect != tt.want {
+			t.Errorf("%s: got %s (%s: %.200s), want %s", tt.name, v.Effect, v.Rule, v.Reason, tt.want)
+		}
+		if tt.want == Ask && !strings.Contains(v.Reason, "past a limit") {
+			t.Errorf("%s: reason %q does not say past a limit", tt.name, v.Reason)
+		}
+	}
+}
+
+// TestReadIPython reads cells as IPython does: the commands of ! lines
+// and magics, the Python left, and what rewind asks about.
+func TestReadIPython(t *testing.T) {
+	w := newPolicy(t, "").mcp
+	for _, tt := range []struct {
+		cell  string
+		shell []string // the shell parts, in order
+		py    string   // the Python, trimmed
+		ask   bool
+	}{
+		{cell: "import os\nprint(1)", py: "import os\nprint(1)"},
+		{cell: "!ls -la\nx = 1", shell: []string{"ls -la"}, py: "x = 1"},
+		{cell: "  !!git status", shell: []string{"git status"}},
+		{cell: "files = !ls\nout = %sx uptime", shell: []string{"ls", "uptime"}},
+		{cell: "!ssh {host} reboot\n!echo $$HOME $x", shell: []string{"ssh ${IPYTHON_EXPR} reboot", "echo $HOME $x"}},
+		{cell: "!ssh web-01 \\\n  reboot", shell: []string{"ssh web-01   reboot"}},
+		{cell: "%%bash\nssh web-01 reboot\n", shell: []string{"ssh web-01 reboot\n"}},
+		{cell: "%%script bash --bg\nuptime", shell: []string{"uptime"}},
+		{cell: "%%script --out x sh\nuptime", shell: []string{"uptime"}},
+		{cell: "%%time\n!uptime\nx = 1", shell: []string{"uptime"}, py: "x = 1"},
+		{cell: "%%writefile .rewind.toml\n[catalog]", shell: []string{": > .rewind.toml"}},
+		{cell: "%%writefile -a 'my notes.txt'\nx", shell: []string{": >> 'my notes.txt'"}},
+		{cell: "%%html\n<b>!ssh web-01 reboot</b>"},
+		{cell: "%%sql\nselect 1", ask: true},
+		{cell: "%%R\nsystem('ssh web-01 reboot')", ask: true},
+		{cell: "%cd /tmp\n%pip install pandas\n%env GIT_SSH_COMMAND=ssh web-01 reboot", shell: []string{"cd /tmp", "pip install pandas", "export 'GIT_SSH_COMMAND=ssh web-01 reboot'"}},
+		{cell: "%sc -l out=ssh web-01 reboot", shell: []string{"ssh web-01 reboot"}},
+		{cell: "%matplotlib inline\n%load_ext autoreload\nos.system?", py: ""},
+		{cell: "%timeit os.system('ls')", py: "os.system('ls')"},
+		{cell: "%rerun 3", ask: true},
+		{cell: "%alias r ssh web-01 reboot", ask: true},
+		{cell: "sx ssh web-01 reboot", shell: []string{"ssh web-01 reboot"}},
+		{cell: "cd /tmp", shell: []string{"cd /tmp"}},
+		{cell: "run = 3", py: "run = 3"},
+		{cell: "ls\nx = 1", py: "ls\nx = 1"},
+		{cell: "time.sleep(1)", py: "time.sleep(1)"},
+		{cell: "cd, x = 1, 2", py: "cd, x = 1, 2"},
+		{cell: "ls(x)", shell: []string{"ls (x)"}},
+	} {
+		var shellParts []string
+		py, ask := "", false
+		for _, part := range w.readIPython(tt.cell, 0) {
+			switch {
+			case part.ask != "":
+				ask = true
+			case part.lang == langShell:
+				shellParts = append(shellParts, part.text)
+			case part.lang == langPython:
+				py += part.text
+			}
+		}
+		if !slices.Equal(shellParts, tt.shell) || strings.TrimSpace(py) != tt.py || ask != tt.ask {
+			t.Errorf("%q: shell %q, python %q, ask %v; want %q, %q, %v", tt.cell, shellParts, strings.TrimSpace(py), ask, tt.shell, tt.py, tt.ask)
 		}
 	}
 }

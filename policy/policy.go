@@ -739,9 +739,11 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 	}
 	matches := []Match{m}
 	if !listed {
-		var words []Match
-		if p.judgeMCP(c, in, 0, func(x Match) { words = append(words, x) }) {
-			matches, listed = words, true
+		// The words may judge a command of millions of lines: folded as
+		// they come, their matches cost memory in their targets.
+		var words section
+		if p.judgeMCP(c, in, 0, words.add) {
+			matches, listed = words.folded(), true
 		}
 	}
 	if sm, ok := p.toolReadsSecret(c.Tool, in, c.Cwd); ok {

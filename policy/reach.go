@@ -42,6 +42,9 @@ func reachOf(s *subject) (reach, bool) {
 		return reach{}, false
 	}
 	name := windowsName(s.name)
+	if r, ok := moreReach(s, name); ok {
+		return r, true
+	}
 	switch name {
 	case "winrs":
 		return winrsReach(s)

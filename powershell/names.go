@@ -148,8 +148,10 @@ var verbs = func() map[string]bool {
 	return m
 }()
 
-// isCmdletName reports whether name is a cmdlet or function name:
+// IsCmdletName reports whether name is a cmdlet or function name:
 // Verb-Noun with a verb PowerShell's cmdlets use.
+func IsCmdletName(name string) bool { return isCmdletName(name) }
+
 func isCmdletName(name string) bool {
 	verb, noun, ok := strings.Cut(name, "-")
 	return ok && noun != "" && verbs[strings.ToLower(verb)] && !strings.ContainsAny(noun, `./\`)

@@ -2,7 +2,8 @@
 // largest events it analyses: each shape of internal/shapes grown until
 // its event is just under the 8 MiB the hook accepts. The shell shapes go
 // to the Bash tool; the PowerShell shapes go to the host's PowerShell
-// tool and, inside pwsh -c '...', to the Bash tool. For each it prints
+// tool and, inside pwsh -c '...', to the Bash tool; the MCP shapes are
+// calls of the MCP tools they name. For each it prints
 // the wall time, the CPU time and the peak memory (max RSS) of the hook
 // process, and its decision.
 //
@@ -68,30 +69,30 @@ func run(size int, only string, runs int) error {
 	tw := tabwriter.NewWriter(os.Stdout, 0, 4, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "shape\tcommand\twall\tcpu\tmax RSS\tdecision\t\n")
 	type measured struct {
-		shape shapes.Shape
 		name  string
-		tool  string
-		wrap  func(string) string
+		event func() ([]byte, int)
 	}
 	var all []measured
 	for _, s := range shapes.All {
-		all = append(all, measured{s, s.Name, "Bash", nil})
+		all = append(all, measured{s.Name, func() ([]byte, int) { return event(s, size, "Bash", nil) }})
 	}
 	for _, s := range shapes.PowerShell {
-		all = append(all, measured{s, s.Name + " (PowerShell tool)", "PowerShell", nil},
-			measured{s, s.Name + " (pwsh -c in Bash)", "Bash", pwshC})
+		all = append(all, measured{s.Name + " (PowerShell tool)", func() ([]byte, int) { return event(s, size, "PowerShell", nil) }},
+			measured{s.Name + " (pwsh -c in Bash)", func() ([]byte, int) { return event(s, size, "Bash", pwshC) }})
+	}
+	for _, s := range shapes.MCP {
+		all = append(all, measured{s.Name + " (" + s.Tool + ")", func() ([]byte, int) { return mcpEvent(s, size) }})
 	}
 	for _, rn := range all {
-		s := rn.shape
 		if !strings.Contains(rn.name, only) {
 			continue
 		}
-		ev, cmdLen := event(s, size, rn.tool, rn.wrap)
+		ev, cmdLen := rn.event()
 		var rs []result
 		for range runs {
 			r, err := hook(bin, dir, ev)
 			if err != nil {
-				return fmt.Errorf("%s: %w", s.Name, err)
+				return fmt.Errorf("%s: %w", rn.name, err)
 			}
 			rs = append(rs, r)
 		}
@@ -131,6 +132,31 @@ func event(s shapes.Shape, size int, tool string, wrap func(string) string) ([]b
 		})
 		if ev := buf.Bytes(); len(ev) <= size {
 			best, bestLen, lo = ev, len(cmd), mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	return best, bestLen
+}
+
+// mcpEvent returns the largest event of the MCP shape s that is at most
+// size bytes, and the length of its tool input.
+func mcpEvent(s shapes.MCPShape, size int) ([]byte, int) {
+	lo, hi := 0, size
+	var best []byte
+	bestLen := 0
+	for lo <= hi {
+		mid := (lo + hi) / 2
+		input := s.Make(mid)
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		enc.SetEscapeHTML(false)
+		enc.Encode(map[string]any{
+			"session_id": "hooklimits", "hook_event_name": "PreToolUse", "tool_name": s.Tool,
+			"tool_input": json.RawMessage(input), "cwd": "/tmp",
+		})
+		if ev := buf.Bytes(); len(ev) <= size {
+			best, bestLen, lo = ev, len(input), mid+1
 		} else {
 			hi = mid - 1
 		}

@@ -1,0 +1,435 @@
+package policy
+
+import (
+	"path"
+	"strings"
+)
+
+// HTTP clients reach the APIs of hypervisors as surely as their CLIs do:
+// curl -X POST https://pve:8006/api2/json/nodes/pve1/qemu/100/status/stop
+// is pvesh create /nodes/pve1/qemu/100/status/stop. The policy reads the
+// method and the URL of curl, wget, HTTPie's http and https, and xh, and
+// judges the request by the rules of the API's own family:
+//
+//   - a Proxmox VE API path (/api2/json/...) as the pvesh command with the
+//     same path (GET is pvesh get, POST create, PUT set, DELETE delete);
+//   - an Azure Resource Manager URL (management.azure.com) as az rest with
+//     the same method and URL;
+//   - any other request whose method may change something as the request
+//     line "http METHOD URL QUERY...", which the vmapi family's rules read
+//     for the paths of vCenter, ESXi, oVirt, Nutanix and Compute Engine.
+//
+// The URL is read as the server reads it: %-escapes decoded, "." and ".."
+// segments resolved, the query apart from the path (a query cannot pose
+// as a deeper path). A method or a path segment known only at run time
+// stays so, and a rule that could match it asks.
+
+// httpVia names the step of a request read from an HTTP client; a request
+// line already read is not read again.
+const httpVia = "http request"
+
+// curlValues are curl's short options that take a value, and its long
+// options that do.
+const curlShortValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
+
+var curlValues = valueSet("--request", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode",
+	"--json", "--form", "--form-string", "--upload-file", "--header", "--user", "--user-agent", "--referer",
+	"--cookie", "--cookie-jar", "--dump-header", "--config", "--max-time", "--connect-timeout", "--write-out",
+	"--output", "--resolve", "--cacert", "--cert", "--key", "--proxy", "--retry", "--stderr", "--trace",
+	"--trace-ascii", "--unix-socket", "--range", "--url", "--oauth2-bearer", "--interface", "--limit-rate",
+	"--max-filesize", "--proxy-user", "--continue-at", "--quote", "--cert-type", "--key-type", "--ciphers",
+	"--aws-sigv4", "--variable", "--expand-url", "--expand-data", "--output-dir", "--etag-save", "--etag-compare",
+	"--hsts", "--alt-svc", "--connect-to", "--dns-servers", "--happy-eyeballs-timeout-ms", "--keepalive-time")
+
+// wgetValues are wget's options that take the next word as a value.
+var wgetValues = valueSet("-O", "-o", "-a", "-e", "-i", "-P", "-U", "-t", "-T", "-w", "-Q", "-l", "-A", "-R",
+	"-D", "-I", "-X", "-B", "--method", "--body-data", "--body-file", "--post-data", "--post-file",
+	"--header", "--user", "--password", "--output-document", "--output-file", "--user-agent")
+
+// httpieValues are the options of HTTPie and xh that take a value.
+var httpieValues = valueSet("-a", "--auth", "-A", "--auth-type", "--session", "--session-read-only", "-o", "--output",
+	"--verify", "--cert", "--cert-key", "--cert-key-pass", "--proxy", "--timeout", "--max-redirects", "--pretty",
+	"-s", "--style", "-p", "--print", "--format-options", "--response-charset", "--response-mime", "--boundary",
+	"--ssl", "--ciphers", "--default-scheme", "--unix-socket", "--http-version", "--resolve", "--interface",
+	"--bearer", "--multipart-boundary")
+
+// httpRequest is a request an HTTP client makes: its method (or its
+// source, when known only at run time) and URL.
+type httpRequest struct {
+	method       string
+	methodDyn    bool
+	url          string
+	urlDyn       bool
+	readsOnly    bool // curl's -G: the data goes into the query of a GET
+	defaultWrite bool // data or a form given: the method is POST unless one is set
+}
+
+// httpReach reads the requests of curl, wget, http and xh (see above).
+func httpReach(s *subject, name string) (reach, bool) {
+	if len(s.via) > 0 && s.via[len(s.via)-1] == httpVia {
+		return reach{}, false
+	}
+	var reqs []httpRequest
+	switch name {
+	case "curl":
+		reqs = curlRequests(s)
+	case "wget":
+		reqs = wgetRequests(s)
+	default:
+		reqs = httpieRequests(s)
+	}
+	var lines []string
+	family := ""
+	for _, q := range reqs {
+		line, fam := q.line()
+		if line == "" {
+			continue
+		}
+		lines, family = append(lines, line), fam
+	}
+	if len(lines) == 0 {
+		return reach{}, false
+	}
+	if len(lines) > 1 {
+		family = vmapiFamily
+	}
+	// The request is made where the client runs: a rule on the client
+	// itself still sees that host.
+	return reach{family: family, here: true, hosts: s.hostList(), code: strings.Join(lines, "\n"), known: true, via: httpVia}, true
+}
+
+// vmapiFamily is the family of the request lines.
+const vmapiFamily = "vmapi"
+
+// runtimeWord stands, in the code a request is read as, for a word known
+// only at run time.
+const runtimeWord = `"${REWIND_RUNTIME_VALUE}"`
+
+// line returns the command the request is judged as, and its family; ""
+// for a request that only reads or whose URL is known only at run time.
+func (q httpRequest) line() (string, string) {
+	method := strings.ToUpper(q.method)
+	if q.method == "" {
+		method = "GET"
+		if q.defaultWrite && !q.readsOnly {
+			method = "POST"
+		}
+	}
+	reads := !q.methodDyn && (method == "GET" || method == "HEAD" || method == "OPTIONS")
+	u, ok := splitURL(q.url, q.urlDyn)
+	if !ok {
+		return "", ""
+	}
+	methodWord := method
+	if q.methodDyn {
+		methodWord = runtimeWord
+	}
+	if len(u.segs) >= 2 && (u.segs[0] == "api2") && (u.segs[1] == "json" || u.segs[1] == "extjs") {
+		verb := map[string]string{"GET": "get", "HEAD": "get", "OPTIONS": "get", "POST": "create", "PUT": "set", "PATCH": "set", "DELETE": "delete"}[method]
+		if q.methodDyn || verb == "" {
+			verb = runtimeWord
+		}
+		return "pvesh " + verb + " " + u.path(2), "proxmox"
+	}
+	if reads {
+		return "", ""
+	}
+	if strings.HasSuffix(strings.TrimSuffix(u.host, ":443"), "management.azure.com") {
+		url := "https://management.azure.com" + u.path(0)
+		if u.query != "" {
+			url += shellQuote("?" + u.query)
+		}
+		return "az rest --method " + methodWord + " --url " + url, "azure"
+	}
+	words := []string{"http", methodWord, shellQuote("https://"+u.host) + u.path(0)}
+	for kv := range strings.SplitSeq(u.query, "&") {
+		if kv != "" {
+			words = append(words, shellQuote(strings.ReplaceAll(kv, "/", "%2F")))
+		}
+	}
+	return strings.Join(words, " "), vmapiFamily
+}
+
+// requestURL is a URL as the server reads it: its host, the segments of
+// its path with %-escapes decoded and "." and ".." resolved ("" for a
+// segment known only at run time), and its query.
+type requestURL struct {
+	host  string
+	segs  []string
+	dyn   []bool
+	query string
+}
+
+// path returns the path from the segment from on, quoted as one shell
+// word. A segment known only at run time is "*", which the rules read as
+// a name known only then (a VM to checkpoint is asked about).
+func (u requestURL) path(from int) string {
+	var b strings.Builder
+	for i := from; i < len(u.segs); i++ {
+		b.WriteString("/")
+		if u.dyn[i] {
+			b.WriteString("*")
+		} else {
+			b.WriteString(u.segs[i])
+		}
+	}
+	if b.Len() == 0 {
+		return "/"
+	}
+	return shellQuote(b.String())
+}
+
+// splitURL reads a URL (as written, or as its source text when it is
+// known only at run time); ok is false for a URL known only at run time
+// as a whole.
+func splitURL(raw string, dyn bool) (requestURL, bool) {
+	u := raw
+	if dyn {
+		if strings.ContainsAny(u, "`") || strings.Contains(u, "$(") {
+			return requestURL{}, false
+		}
+		u = strings.NewReplacer(`"`, "", `'`, "").Replace(u)
+	}
+	if i := strings.Index(u, "://"); i >= 0 {
+		u = u[i+3:]
+	} else if strings.HasPrefix(u, ":") {
+		// HTTPie's :8080/path is localhost.
+		u = "localhost" + u
+	}
+	host, rest, _ := strings.Cut(u, "/")
+	if i := strings.IndexAny(host, "?#"); i >= 0 {
+		host, rest = host[:i], ""
+	}
+	rest, _, _ = strings.Cut(rest, "#")
+	rest, query, _ := strings.Cut(rest, "?")
+	if dyn && strings.HasPrefix(host, "$") && rest == "" {
+		// "$URL": nothing of it is known.
+		return requestURL{}, false
+	}
+	out := requestURL{host: strings.ToLower(host), query: percentDecode(query)}
+	if dyn && strings.Contains(query, "$") {
+		out.query = ""
+	}
+	clean := path.Clean("/" + percentDecode(rest))
+	if clean == "/" {
+		return out, true
+	}
+	for seg := range strings.SplitSeq(clean[1:], "/") {
+		d := dyn && strings.ContainsAny(seg, "${}")
+		if d {
+			seg = ""
+		}
+		out.segs, out.dyn = append(out.segs, seg), append(out.dyn, d)
+	}
+	return out, true
+}
+
+// percentDecode decodes the %XX escapes of s; others stay as they are.
+func percentDecode(s string) string {
+	if !strings.Contains(s, "%") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) && isHexByte(s[i+1]) && isHexByte(s[i+2]) {
+			b.WriteByte(unhex(s[i+1])<<4 | unhex(s[i+2]))
+			i += 2
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+func isHexByte(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+// curlRequests reads curl's requests: one per URL, with the method of -X
+// (the last one given), else POST for data and forms, PUT for an upload,
+// HEAD for -I, GET for -G.
+func curlRequests(s *subject) []httpRequest {
+	var q httpRequest
+	var urls []int
+	setMethod := func(v string, dyn bool) { q.method, q.methodDyn = v, dyn }
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if s.dynamic(i) && !isOption(a) {
+			urls = append(urls, i)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		switch {
+		case a == "--":
+			for j := i + 1; j < len(s.args); j++ {
+				urls = append(urls, j)
+			}
+			i = len(s.args)
+		case strings.HasPrefix(a, "--"):
+			if curlValues[name] && !hasVal && i+1 < len(s.args) {
+				i++
+				val = s.args[i]
+				hasVal = true
+			}
+			curlOption(&q, name, val, s.dynamic(i), setMethod)
+			if name == "--url" && hasVal {
+				urls = append(urls, i)
+			}
+		case isOption(a):
+			// A cluster of short options; the first that takes a value
+			// takes the rest of the word, or the next word.
+			for k := 1; k < len(a); k++ {
+				c := a[k]
+				if strings.IndexByte(curlShortValues, c) < 0 {
+					curlOption(&q, "-"+string(c), "", false, setMethod)
+					continue
+				}
+				v, dyn := a[k+1:], s.dynamic(i)
+				if v == "" && i+1 < len(s.args) {
+					i++
+					v, dyn = s.args[i], s.dynamic(i)
+				}
+				curlOption(&q, "-"+string(c), v, dyn, setMethod)
+				break
+			}
+		default:
+			urls = append(urls, i)
+		}
+	}
+	reqs := make([]httpRequest, 0, len(urls))
+	for _, i := range urls {
+		r := q
+		r.url, r.urlDyn = s.args[i], s.dynamic(i)
+		if name, v, ok := strings.Cut(r.url, "="); ok && name == "--url" {
+			r.url = v
+		}
+		reqs = append(reqs, r)
+	}
+	return reqs
+}
+
+// curlOption applies one of curl's options to a request.
+func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(string, bool)) {
+	switch name {
+	case "-X", "--request":
+		setMethod(val, dyn)
+	case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json",
+		"-F", "--form", "--form-string":
+		q.defaultWrite = true
+	case "-T", "--upload-file":
+		if q.method == "" {
+			q.method = "PUT"
+		}
+	case "-I", "--head":
+		if q.method == "" {
+			q.method = "HEAD"
+		}
+	case "-G", "--get":
+		q.readsOnly = true
+	}
+}
+
+// wgetRequests reads wget's requests: --method, else POST with
+// --post-data or --post-file.
+func wgetRequests(s *subject) []httpRequest {
+	var q httpRequest
+	var urls []int
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if !isOption(a) {
+			urls = append(urls, i)
+			continue
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		dyn := s.dynamic(i)
+		if wgetValues[name] && !hasVal && i+1 < len(s.args) {
+			i++
+			val, dyn = s.args[i], s.dynamic(i)
+		}
+		switch name {
+		case "--method":
+			q.method, q.methodDyn = val, dyn
+		case "--post-data", "--post-file":
+			q.defaultWrite = true
+		}
+	}
+	reqs := make([]httpRequest, 0, len(urls))
+	for _, i := range urls {
+		r := q
+		r.url, r.urlDyn = s.args[i], s.dynamic(i)
+		reqs = append(reqs, r)
+	}
+	return reqs
+}
+
+// httpieRequests reads the request of HTTPie or xh: http [options]
+// [METHOD] URL [ITEM...]. Without a method, data items (key=value,
+// key:=json, key@file) or --form make a POST; --offline sends nothing.
+func httpieRequests(s *subject) []httpRequest {
+	var q httpRequest
+	var pos []int
+	for i := 0; i < len(s.args); i++ {
+		a := s.args[i]
+		if s.dynamic(i) || !isOption(a) {
+			pos = append(pos, i)
+			continue
+		}
+		name, _, hasVal := strings.Cut(a, "=")
+		switch name {
+		case "--offline":
+			return nil
+		case "-f", "--form", "--raw", "--multipart":
+			q.defaultWrite = true
+		}
+		if httpieValues[name] && !hasVal {
+			i++
+		}
+	}
+	if len(pos) == 0 {
+		return nil
+	}
+	if len(pos) > 1 && isMethodWord(s, pos[0]) {
+		q.method, q.methodDyn = s.args[pos[0]], s.dynamic(pos[0])
+		pos = pos[1:]
+	}
+	q.url, q.urlDyn = s.args[pos[0]], s.dynamic(pos[0])
+	for _, i := range pos[1:] {
+		if item := s.args[i]; !strings.Contains(item, "==") && !isHeaderItem(item) &&
+			(strings.ContainsAny(item, "=@") || s.dynamic(i)) {
+			q.defaultWrite = true
+		}
+	}
+	return []httpRequest{q}
+}
+
+// isMethodWord reports whether HTTPie reads the word at i as the method:
+// letters only (or a word known only at run time before the URL).
+func isMethodWord(s *subject, i int) bool {
+	w := s.args[i]
+	if s.dynamic(i) {
+		return true
+	}
+	for _, c := range w {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			return false
+		}
+	}
+	return w != ""
+}
+
+// isHeaderItem reports whether an HTTPie item is a header (Name:value),
+// not data (name:=json).
+func isHeaderItem(item string) bool {
+	i := strings.IndexAny(item, ":=@")
+	return i > 0 && item[i] == ':' && !strings.HasPrefix(item[i:], ":=")
+}
