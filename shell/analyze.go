@@ -54,6 +54,7 @@ type Finding struct {
 // only during the call.
 func Scan(src string, visit func(Finding)) {
 	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
+	a.reparseBytes = max(minReparseBytes, maxParsedBytes-len(src))
 	a.code(src, "", nil, 0, nil)
 	a.flush()
 }
@@ -80,6 +81,9 @@ type analyzer struct {
 	// written than it keeps.
 	written     map[string]*input
 	writtenLost bool
+	// appends hold the text of the written files appended to (see
+	// appended).
+	appends map[string]*strings.Builder
 	// fds are what the descriptors read, as the statements being walked
 	// set them up (see descriptor).
 	fds [maxDescriptors]*input
@@ -108,6 +112,9 @@ type analyzer struct {
 	// counts the code handed on that was parsed (see maxReparses).
 	parsers  []*syntax.Parser
 	reparses int
+	// reparseBytes is how many more bytes of code handed on may be
+	// parsed (see maxParsedBytes).
+	reparseBytes int
 	// limitPending is the place in out.Unparsed, plus one, of the report
 	// that the code handed on is past maxReparses, until it is handed to
 	// visit (limitSent); a line rolled back drops it, and it is made again.
@@ -250,12 +257,27 @@ func (a *analyzer) release(p *syntax.Parser) {
 // hands on thousands.
 const maxReparses = 4096
 
+// maxParsedBytes bounds the bytes one analysis parses, the command string
+// and the code it hands on together; the code handed on may take at
+// least minReparseBytes. Code read again is the same text parsed once
+// more each time it runs: a script file or a descriptor run thousands of
+// times ("cat > r <<'E' ... E", then "bash r" on every line) would cost
+// the square of the input. Counting bytes rather than pieces keeps the
+// whole analysis within about the cost of the largest command.
+const (
+	maxParsedBytes  = 8 << 20
+	minReparseBytes = 1 << 20
+)
+
 // reparse counts a piece of code handed on, and reports false past
-// maxReparses. The first piece past it is reported as past a limit, which
-// asks about the call; the others add nothing to that answer and are
-// left out, so that a flood of them costs no more than their parse.
+// maxReparses pieces or past the bytes left to parse. The first piece past
+// a bound is reported as past a limit, which asks about the call; the
+// others add nothing to that answer and are left out, so that a flood of
+// them costs no more than their count.
 func (a *analyzer) reparse(text, host string, via []string) bool {
-	if a.reparses++; a.reparses > maxReparses {
+	a.reparses++
+	a.reparseBytes -= len(text)
+	if a.reparses > maxReparses || a.reparseBytes < 0 {
 		if !a.limitSent && a.limitPending == 0 {
 			a.unparsed(text, "too much code handed on to analyse", host, via)
 			a.limitPending = len(a.out.Unparsed)

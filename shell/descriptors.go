@@ -126,11 +126,7 @@ func (a *analyzer) wrote(c *code, path string, appending bool, s *syntax.Stmt) {
 	}
 	key := cleanPath(path)
 	if prev, ok := a.written[key]; ok && appending {
-		if prev.kind != inText || in.kind != inText {
-			in = &input{kind: inDynamic, via: path}
-		} else {
-			in.text, in.code = prev.text+out, prev.code+out
-		}
+		in = a.appended(key, prev, in)
 	}
 	if _, ok := a.written[key]; !ok && len(a.written) >= maxWritten {
 		a.writtenLost = true
@@ -139,7 +135,38 @@ func (a *analyzer) wrote(c *code, path string, appending bool, s *syntax.Stmt) {
 	if a.written == nil {
 		a.written = make(map[string]*input)
 	}
+	if !appending {
+		delete(a.appends, key)
+	}
 	a.written[key] = in
+}
+
+// maxWrittenText bounds the text an appended file keeps; past it the
+// file holds text known only at run time.
+const maxWrittenText = 1 << 20
+
+// appended returns what a file holds once in is appended to prev. The
+// text grows in a buffer of the file's, so that thousands of appends
+// ("echo ls >> f" on every line) cost the length of the text, not its
+// square.
+func (a *analyzer) appended(key string, prev, in *input) *input {
+	if prev.kind != inText || in.kind != inText || len(prev.text)+len(in.text) > maxWrittenText {
+		delete(a.appends, key)
+		return &input{kind: inDynamic, via: in.via}
+	}
+	b := a.appends[key]
+	if b == nil {
+		if a.appends == nil {
+			a.appends = make(map[string]*strings.Builder)
+		}
+		b = new(strings.Builder)
+		b.WriteString(prev.text)
+		a.appends[key] = b
+	}
+	b.WriteString(in.text)
+	// A Builder never changes the bytes it has handed out.
+	text := b.String()
+	return &input{kind: inText, text: text, code: text, via: in.via}
 }
 
 // cleanPath is the key a file is kept under: "./x.sh" and "x.sh" alike.

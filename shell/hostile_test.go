@@ -53,6 +53,12 @@ var hostileCases = []struct {
 	// after it are still analysed.
 	{"many pieces of code handed on", strings.Repeat("eval ls\n", maxReparses+10) + "govc vm.destroy web-01", "govc", true},
 	{"code handed on past the bound in code that does not run", strings.Repeat("eval ls\n", maxReparses-1) + "eval 'eval ls; if'\neval ls\n", "", true},
+	// Code read again is bounded by its bytes, not only by its pieces:
+	// each run parses the whole script again.
+	{"a written script run on every line", "cat > r <<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat("bash r\n", 4000) + "govc vm.destroy web-01", "govc", true},
+	{"a descriptor sourced on every line", "exec 3<<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat(". /dev/fd/3\n", 4000) + "govc vm.destroy web-01", "govc", true},
+	{"a written script run within the bound", "cat > r <<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat("bash r\n", 4) + "govc vm.destroy web-01", "govc", false},
+	{"a script appended to on every line", strings.Repeat("echo ls >> f\n", 20000) + "bash f\ngovc vm.destroy web-01", "govc", false},
 }
 
 func TestHostile(t *testing.T) {

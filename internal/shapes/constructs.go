@@ -1,5 +1,7 @@
 package shapes
 
+import "strings"
+
 // constructs are the shapes of the constructs whose code bash or a tool
 // runs although no literal command shows it (brace expansion, aliases,
 // descriptors, text expanded again, tool options, interpreters): each is
@@ -21,6 +23,11 @@ var constructs = []Shape{
 	{Name: "perl-quotes", prefix: "perl -e '", unit: "print qq{a} . qx{ls}; ", suffix: "'"},
 	{Name: "sftp-batch", prefix: "sftp -b - web-01 <<'EOF'\n", unit: "get x\n", suffix: "EOF"},
 	{Name: "crontab-lines", prefix: "crontab - <<'EOF'\n", unit: "* * * * * ls\n", suffix: "EOF"},
+	// A script written once and run on every line, and a descriptor
+	// sourced on every line: each run parses the text again.
+	{Name: "script-reruns", prefix: "cat > r <<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: "bash r\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "descriptor-reruns", prefix: "exec 3<<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: ". /dev/fd/3\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "appends", unit: "echo ls >> f\n", suffix: "bash f; ssh web-01 sudo reboot"},
 }
 
 func init() {
