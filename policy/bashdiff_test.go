@@ -153,6 +153,30 @@ var bashCases = []bashCase{
 	{"awk prints", "echo a b | awk '{ print $2 }'", false, []string{"awk"}, nil},
 	{"sed e command", "echo x | sed -n '1e govc vm.destroy web-02'", true, []string{"sed"}, nil},
 	{"sed substitutes", "echo e | sed 's/e/f/g; /e/d'", false, []string{"sed"}, nil},
+	// Where the parser reads a line otherwise than bash: single quotes
+	// kept literal in a default word, a comment ending in a backslash, a
+	// heredoc delimiter bash reads by its own quote removal, the text of
+	// an extended pattern.
+	{"default word in double quotes", "echo \"${x-'$(ssh web-01 reboot)'}\"", true, nil, nil},
+	{"default-or-null word in double quotes", "echo \"${x:-'$(ssh web-01 reboot)'}\"", true, nil, nil},
+	{"assigned word in double quotes", "echo \"${x:='$(ssh web-01 reboot)'}\"", true, nil, nil},
+	{"alternate word in double quotes", "x=1; echo \"${x:+'$(ssh web-01 reboot)'}\"", true, nil, nil},
+	{"ANSI-C default word", "echo \"${x-$'\\x24(ssh web-01 reboot)'}\"", true, nil, nil},
+	{"default word in a heredoc", "cat <<E\n${x-'$(ssh web-01 reboot)'}\nE", true, nil, nil},
+	{"default word unquoted", "echo ${x-'$(ssh web-01 reboot)'}", false, nil, nil},
+	{"pattern in double quotes", "x=a; echo \"${x#'$(ssh web-01 reboot)'}\" \"${x/a/'$(ssh web-01 reboot)'}\"", false, nil, nil},
+	{"comment ending in a backslash", "echo x #\\\nssh web-01 reboot", true, nil, nil},
+	{"assignment and a comment ending in a backslash", "x=1 #\\\nssh web-01 reboot", true, nil, nil},
+	{"comment word ending in a backslash", "ls /dev/null #x\\\nssh web-01 reboot", true, nil, nil},
+	{"quoted hash before a continuation", "echo '#' \\\nssh web-01 reboot", false, nil, nil},
+	{"ANSI-C heredoc delimiter", "cat <<$'E\\x4fF'\nEOF\nssh web-01 reboot\n", true, nil, nil},
+	{"ANSI-C heredoc delimiter, data", "cat <<$'E\\x4fF'\nssh web-01 reboot\nEOF\n", false, nil, nil},
+	{"escaped dollar in a heredoc delimiter", "cat <<\"E\\$F\"\nE$F\nssh web-01 reboot\n", true, nil, nil},
+	{"parameter as a heredoc delimiter", "cat <<$x\n$x\nssh web-01 reboot\n", true, nil, nil},
+	{"parameter as a heredoc delimiter, data", "cat <<$x\nssh web-01 reboot\n$x\n", false, nil, nil},
+	{"substitution as a heredoc delimiter", "cat <<$(x)\n$(x)\nssh web-01 reboot\n", true, nil, nil},
+	{"substitution in an extended pattern", "shopt -s extglob\necho @($(ssh web-01 reboot))", true, nil, nil},
+	{"negated subshell", "!(ssh web-01 reboot)", true, nil, nil},
 	{"git transport ssh", "GIT_SSH_COMMAND='ssh -o BatchMode=yes -o ConnectTimeout=5' git ls-remote ssh://127.0.0.1:1/repo", false, []string{"git", "ssh"}, []string{"ssh"}},
 }
 

@@ -29,6 +29,14 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	for _, w := range x.Args {
 		a.word(c, w)
 	}
+	if len(x.Args[0].Parts) == 1 {
+		if g, ok := x.Args[0].Parts[0].(*syntax.ExtGlob); ok && g.Op == syntax.GlobExcept {
+			// With extglob off, as in a script, "!(cmd)" is a negated
+			// subshell; with it on, a pattern naming files (dynamic,
+			// below).
+			a.codeFields(c, "!(...)", c.source(x), []field{staticField(g.Pattern.Value)}, in)
+		}
+	}
 	fields := c.callFields(x.Args)
 	if len(fields) == 0 {
 		// "{,}" expands to no word at all: nothing runs.

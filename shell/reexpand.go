@@ -70,7 +70,7 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 		})
 		return
 	}
-	a.word(inner, w)
+	a.wordIn(inner, w, true)
 }
 
 // holdsSubst reports whether text holds a command substitution, $(...) or

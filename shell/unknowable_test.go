@@ -205,4 +205,41 @@ var unknowableCases = []analyzeCase{
 	{name: "script not written here", src: "bash deploy.sh", want: []string{"bash deploy.sh"}},
 	{name: "locale string", src: `eval $"ls"`, dynamic: 1},
 	{name: "coproc shell", src: `coproc bash; echo 'rm y' >&"${COPROC[1]}"`, dynamic: 1},
+
+	// Where the parser reads a line otherwise than bash. In double quotes
+	// and heredoc bodies, the word of ${x-word}, ${x:-word}, ${x=word},
+	// ${x:=word}, ${x+word} and ${x:+word} keeps single quotes literal.
+	{name: "default word in double quotes", src: `echo "${x-'$(rm y)'}"`, want: []string{"rm y"}},
+	{name: "assigned word in double quotes", src: `echo "${x:='$(rm y)'}"`, want: []string{"rm y"}},
+	{name: "alternate word in double quotes", src: "echo \"${x:+'`rm y`'}\"", want: []string{"rm y"}},
+	{name: "nested default word", src: `echo "${x-${z-'$(rm y)'}}"`, want: []string{"rm y"}},
+	{name: "ANSI-C default word", src: `echo "${x-$'\x24(rm y)'}"`, want: []string{"rm y"}},
+	{name: "default word in a heredoc", src: "cat <<E\n${x:-'$(rm y)'}\nE", want: []string{"rm y"}},
+	{name: "default word unquoted", src: `echo ${x-'$(rm y)'}`, not: []string{"rm"}},
+	{name: "pattern in double quotes", src: `echo "${x#'$(rm y)'}" "${x/a/'$(rm y)'}" "${x?'$(rm y)'}"`, not: []string{"rm"}},
+	{name: "default word in a quoted heredoc", src: "cat <<'E'\n${x:-'$(rm y)'}\nE", not: []string{"rm"}},
+	// Bash ends a comment at the newline, also after a backslash.
+	{name: "comment ending in a backslash", src: "echo x #\\\nrm y", want: []string{"echo x", "rm y"}},
+	{name: "comment after an assignment", src: "x=1 #\\\nrm y", want: []string{"rm y"}},
+	{name: "comment word ending in a backslash", src: "ls #x\\\nrm y\nls", want: []string{"ls", "rm y"}},
+	{name: "comment in a substitution", src: "echo $(ls #\\\nrm y\n)", want: []string{"ls", "rm y"}},
+	{name: "quoted hash before a continuation", src: "echo '#' \\\nrm y", want: []string{"echo # rm y"}, not: []string{"rm"}},
+	{name: "hash in a word before a continuation", src: "echo a#b \\\nrm y", want: []string{"echo a#b rm y"}, not: []string{"rm"}},
+	{name: "comment ending in two backslashes", src: "echo x #\\\\\nrm y", want: []string{"rm y"}},
+	// Bash removes the quotes of a heredoc delimiter as written, $'...'
+	// decoded, and takes expansions in it as their text.
+	{name: "ANSI-C heredoc delimiter", src: "cat <<$'E\\x4fF'\nEOF\nrm y\n", want: []string{"cat", "rm y"}},
+	{name: "ANSI-C heredoc delimiter, data", src: "cat <<$'E\\x4fF'\nrm y\nEOF\n", want: []string{"cat"}, not: []string{"rm"}},
+	{name: "escaped dollar in a heredoc delimiter", src: "cat <<\"E\\$F\"\nE$F\nrm y\n", want: []string{"cat", "rm y"}},
+	{name: "parameter as a heredoc delimiter", src: "cat <<$x\n$x\nrm y\n", want: []string{"cat", "rm y"}},
+	{name: "parameter delimiter, unquoted body", src: "cat <<$x; ls\n$(rm y)\n$x\n", want: []string{"cat", "ls", "rm y"}},
+	{name: "parameter delimiter, data", src: "cat <<$x\nrm y\n$x\n", want: []string{"cat"}, not: []string{"rm"}},
+	{name: "substitution as a heredoc delimiter", src: "cat <<$(x)\n$(x)\nrm y\n", want: []string{"cat", "rm y"}},
+	{name: "quoted parameter as a heredoc delimiter", src: "cat <<-\"$x\"\n\t$x\nrm y\n", want: []string{"cat", "rm y"}},
+	// An extended pattern's text is expanded; with extglob off, as in a
+	// script, "!(cmd)" is a negated subshell.
+	{name: "substitution in an extended pattern", src: "shopt -s extglob\necho @($(rm y))", want: []string{"rm y"}},
+	{name: "substitution in a case pattern", src: "case a in @($(rm y))) ;; esac", want: []string{"rm y"}},
+	{name: "negated subshell", src: "!(rm y)", want: []string{"rm y"}, dynamic: 1},
+	{name: "extended pattern as data", src: "ls @(a|b)", want: []string{"ls @(a|b)"}},
 }

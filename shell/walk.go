@@ -67,7 +67,7 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if !quotedDelim(r.Word) && r.Hdoc != nil {
-				a.word(c, r.Hdoc)
+				a.wordIn(c, r.Hdoc, true)
 			}
 		default:
 			a.word(c, r.Word)
@@ -310,19 +310,48 @@ func (a *analyzer) assign(c *code, as *syntax.Assign) {
 // word walks the code inside a word: command and process substitutions,
 // also within double quotes, parameter expansions and arithmetic.
 func (a *analyzer) word(c *code, w *syntax.Word) {
+	a.wordIn(c, w, false)
+}
+
+// wordIn is word for a word in double quotes, or in the body of an
+// unquoted heredoc, when dq is set.
+func (a *analyzer) wordIn(c *code, w *syntax.Word, dq bool) {
 	if w == nil {
 		return
 	}
 	for _, p := range w.Parts {
-		a.wordPart(c, p)
+		a.wordPart(c, p, dq)
 	}
 }
 
-func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
+// keepsQuotes reports whether bash keeps single quotes literal in the word
+// of a parameter expansion in double quotes or a heredoc body: it does for
+// the word ${x-word}, ${x:-word}, ${x=word}, ${x:=word}, ${x+word} and
+// ${x:+word} put in place, and expands what the quotes hold ("${x-'$(cmd)'}"
+// runs cmd), while the parser reads them as quotes. Patterns, replacements
+// and ${x?word} remove their quotes.
+func keepsQuotes(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// wordPart walks one part of a word; dq says that it is in double quotes
+// or a heredoc body.
+func (a *analyzer) wordPart(c *code, p syntax.WordPart, dq bool) {
 	switch x := p.(type) {
+	case *syntax.SglQuoted:
+		if dq {
+			// Single quotes in "${x-'...'}" are literal (see keepsQuotes):
+			// what they hold is expanded, $'...' decoded first.
+			a.reexpand(c, singleQuoted(x), "${x-'...'}")
+		}
 	case *syntax.DblQuoted:
 		for _, q := range x.Parts {
-			a.wordPart(c, q)
+			a.wordPart(c, q, true)
 		}
 	case *syntax.CmdSubst:
 		a.stmts(c.with("$(...)"), x.Stmts, nil)
@@ -341,7 +370,7 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 			a.dynamic(c, c.source(x))
 		}
 		if x.NestedParam != nil {
-			a.wordPart(c, x.NestedParam)
+			a.wordPart(c, x.NestedParam, dq)
 		}
 		a.arith(c, x.Index)
 		if x.Slice != nil {
@@ -353,10 +382,15 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 			a.word(c, x.Repl.With)
 		}
 		if x.Exp != nil {
-			a.word(c, x.Exp.Word)
+			a.wordIn(c, x.Exp.Word, dq && keepsQuotes(x.Exp.Op))
 		}
 	case *syntax.ArithmExp:
 		a.arith(c, x.X)
+	case *syntax.ExtGlob:
+		// The parser keeps an extended pattern, @(...) and its kin, as
+		// literal text, while bash expands what it holds: "echo
+		// @($(cmd))" runs cmd once extglob is on.
+		a.reexpand(c, x.Pattern.Value, "extglob")
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
 			a.word(c, e)

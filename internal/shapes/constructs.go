@@ -28,6 +28,12 @@ var constructs = []Shape{
 	{Name: "script-reruns", prefix: "cat > r <<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: "bash r\n", suffix: "ssh web-01 sudo reboot"},
 	{Name: "descriptor-reruns", prefix: "exec 3<<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: ". /dev/fd/3\n", suffix: "ssh web-01 sudo reboot"},
 	{Name: "appends", unit: "echo ls >> f\n", suffix: "bash f; ssh web-01 sudo reboot"},
+	// Lines the parser reads otherwise than bash, which are mended and
+	// parsed again: comments ending in a backslash, heredoc delimiters
+	// with $'...', and a comment joining every line to the next.
+	{Name: "comment-joins", unit: "ls #\\\nls\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "heredoc-delimiters", unit: "cat <<$'E\\x4fF'\nx\nEOF\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "comment-chain", unit: "ls #\\\n", suffix: "ssh web-01 sudo reboot"},
 }
 
 func init() {
