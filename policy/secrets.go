@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -77,9 +78,19 @@ var nameOnly = map[string]bool{
 }
 
 // judgeSecretReads asks about a local command that reads rewind's secret
-// files, or folders above them wholly.
+// files, or folders above them wholly: named as its arguments or read by
+// its input redirections, whose patterns bash expands ("cat <
+// ~/.cache/rew*/zvm-tokens/t.json").
 func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
-	if len(p.cfg.SecretFiles) == 0 || nameOnly[s.name] {
+	if len(p.cfg.SecretFiles) == 0 {
+		return Match{}, false
+	}
+	for _, r := range s.reads {
+		if f := p.readsSecret(r, cwd, false); f != "" || p.patternReadsSecret(r, cwd) {
+			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", r, secretReason)}, true
+		}
+	}
+	if nameOnly[s.name] {
 		return Match{}, false
 	}
 	whole := false
@@ -133,6 +144,37 @@ func (p *Policy) readsSecret(name, cwd string, whole bool) string {
 		}
 	}
 	return ""
+}
+
+// patternReadsSecret reports whether a file name holding a pattern (*, ?,
+// [...]) may name a file in one of the secret files or folders: each of
+// its first elements matches that element of the secret's path.
+func (p *Policy) patternReadsSecret(name, cwd string) bool {
+	if !strings.ContainsAny(name, "*?[") {
+		return false
+	}
+	abs := p.absPath(name, cwd)
+	if abs == "" {
+		return false
+	}
+	pat := strings.Split(filepath.ToSlash(strings.ToLower(abs)), "/")
+	for _, sec := range p.cfg.SecretFiles {
+		parts := strings.Split(filepath.ToSlash(strings.ToLower(sec)), "/")
+		if len(pat) < len(parts) {
+			continue
+		}
+		match := true
+		for i, part := range parts {
+			if ok, err := path.Match(pat[i], part); err != nil || !ok {
+				match = false
+				break
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
 }
 
 // toolReadsSecret asks about a tool call whose input names a path in

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"testing"
 )
 
@@ -96,6 +98,48 @@ func TestUnknowableConstructs(t *testing.T) {
 			if v := p.ClassifyCommand(data); v.Effect >= tc.want {
 				t.Errorf("%s %q: %s (%s: %s), want below %s", m.name, data, v.Effect, v.Rule, v.Reason, tc.want)
 			}
+		}
+	}
+}
+
+// TestSecretReadsByRedirection: a command that reads rewind's secrets by
+// an input redirection is asked, as one naming them as its argument is;
+// bash expands a pattern there, which is matched against the secrets.
+// Reading other files by redirection, and prose quoting such a read, pass.
+func TestSecretReadsByRedirection(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	secret := filepath.Join(root, "etc", "zvm-secret")
+	env := map[string]string{"HOME": home, "REWIND_ZVM_CLIENT_SECRET_FILE": secret, "PATH": "/usr/bin"}
+	cwd := filepath.Join(home, "project")
+	cfg, err := Find("", cwd, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		want Effect
+	}{
+		{"cat < ~/.cache/rewind/zvm-tokens/t.json", Ask},
+		{"exec 3< " + secret + "; cat <&3", Ask},
+		{"while read -r l; do echo \"$l\"; done < " + secret, Ask},
+		{"jq -r .access_token < ~/.cache/rew*/zvm-tokens/*", Ask},
+		{"cat < ~/.cache/r?wind/x", Ask},
+		{"base64 0< ~/.c[a]che/rewind/t.json", Ask},
+		{"cat < ~/.cache/pip/log.txt", None},
+		{"cat < ~/.cache/p*/log.txt", None},
+		{"while read -r l; do echo \"$l\"; done < go.mod", None},
+		{"git commit -m 'never cat < ~/.cache/rewind/zvm-tokens/t.json'", None},
+		{"echo 'cat < " + secret + "'", None},
+	} {
+		v := p.Classify(Call{Tool: "Bash", Input: json.RawMessage(`{"command":` + quoteJSON(tt.cmd) + `}`), Cwd: cwd})
+		if v.Effect != tt.want {
+			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
 		}
 	}
 }

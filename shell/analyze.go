@@ -80,13 +80,19 @@ type analyzer struct {
 	// writes to them (see wrote); writtenLost is set once more were
 	// written than it keeps.
 	written     map[string]*input
+	writtenBase map[string]writtenName
 	writtenLost bool
 	// appends hold the text of the written files appended to (see
 	// appended).
 	appends map[string]*strings.Builder
 	// fds are what the descriptors read, as the statements being walked
-	// set them up (see descriptor).
-	fds [maxDescriptors]*input
+	// set them up (see descriptor); outFds the files output descriptors
+	// write to, that a bare exec opened (see openOutput).
+	fds    [maxDescriptors]*input
+	outFds [maxDescriptors]string
+	// reads are the files the input redirections of the statements being
+	// walked read; every command inside them reads them.
+	reads []string
 	// aliases are the aliases the command string defines, by name.
 	aliases map[string]*aliasDef
 	// expansions counts alias expansions, which maxAliasExpansions bounds.

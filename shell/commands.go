@@ -128,6 +128,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	if name == "" {
 		return
 	}
+	if strings.Contains(fields[0].val, "/") && a.runsWritten(c, src, fields, in) {
+		// A file the command string wrote, run by its path.
+		return
+	}
 	args := fields[1:]
 	switch name {
 	case "sudo":
@@ -325,6 +329,11 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
 		a.evaluatedWords(c, name, src, args)
 	default:
+		if !builtins[name] && a.runsWritten(c, src, fields, in) {
+			// A file the command string wrote, which a folder of PATH
+			// may hold.
+			return
+		}
 		if it, label, ok := interpreterOf(name); ok {
 			a.interp(c, it, label, src, args, in)
 			break
@@ -339,10 +348,31 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			}
 		}
 	}
+	a.toolWrites(c, name, args, in)
 	i := a.invoke(c, c.host, name, args, in)
 	if strings.Contains(fields[0].val, "/") {
 		a.out.Invocations[i].Path = fields[0].val
 	}
+}
+
+// shells are the shells whose code the analysis reads.
+var shells = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+	"tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true, "ksh93": true, "oksh": true, "loksh": true,
+}
+
+// builtins are bash's builtins and keywords, which no file of PATH
+// replaces.
+var builtins = map[string]bool{
+	"alias": true, "bg": true, "bind": true, "break": true, "builtin": true, "caller": true, "cd": true,
+	"command": true, "compgen": true, "complete": true, "compopt": true, "continue": true, "declare": true,
+	"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true,
+	"export": true, "false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true,
+	"history": true, "jobs": true, "kill": true, "let": true, "local": true, "logout": true, "mapfile": true,
+	"popd": true, "printf": true, "pushd": true, "pwd": true, "read": true, "readarray": true,
+	"readonly": true, "return": true, "set": true, "shift": true, "shopt": true, "source": true,
+	"suspend": true, "test": true, "times": true, "trap": true, "true": true, "type": true, "typeset": true,
+	"ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true, ".": true, ":": true, "[": true,
 }
 
 // xargsInput stands for the arguments xargs reads at run time.
@@ -573,9 +603,9 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	if host != c.host {
 		// Nor do the environment and the descriptors of this side.
-		outer, env, fds := a.writes, a.environ, a.fds
-		a.writes, a.environ, a.fds = nil, nil, [maxDescriptors]*input{}
-		defer func() { a.writes, a.environ, a.fds = outer, env, fds }()
+		outer, reads, env, fds, outFds := a.writes, a.reads, a.environ, a.fds, a.outFds
+		a.writes, a.reads, a.environ, a.fds, a.outFds = nil, nil, nil, [maxDescriptors]*input{}, [maxDescriptors]string{}
+		defer func() { a.writes, a.reads, a.environ, a.fds, a.outFds = outer, reads, env, fds, outFds }()
 	}
 	a.code(text, host, via, c.depth+1, in)
 }
@@ -619,6 +649,9 @@ func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) i
 	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via, Env: a.environ}
 	if len(a.writes) > 0 {
 		inv.Writes = append([]string(nil), a.writes...)
+	}
+	if len(a.reads) > 0 {
+		inv.Reads = append([]string(nil), a.reads...)
 	}
 	for i, f := range args {
 		inv.Args[i] = f.val

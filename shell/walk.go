@@ -45,12 +45,12 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	if in == nil {
 		in = a.descriptor(0)
 	}
-	outer, outerFds := a.writes, a.fds
+	outer, outerReads, outerFds, outerOut := a.writes, a.reads, a.fds, a.outFds
 	bare := bareExec(s)
 	defer func() {
-		a.writes = outer
+		a.writes, a.reads = outer, outerReads
 		if !bare {
-			a.fds = outerFds
+			a.fds, a.outFds = outerFds, outerOut
 		}
 	}()
 	for _, r := range s.Redirs {
@@ -60,9 +60,20 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 				// statements.
 				a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
 			}
-			if r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
-				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s)
+			switch {
+			case r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll:
+				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s, in)
+			case bare && r.Op != syntax.RdrInOut:
+				// "exec 3> FILE" opens FILE for what is written to
+				// descriptor 3 from now on.
+				a.openOutput(c, r.N.Value, f, r.Op == syntax.AppOut)
 			}
+		}
+		if f, ok := readFile(c, r); ok && len(a.reads) < maxWrites {
+			a.reads = append(a.reads[:len(a.reads):len(a.reads)], f)
+		}
+		if to, ok := a.outputTo(c, r); ok {
+			a.wrote(c, to, true, s, in)
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
@@ -136,9 +147,54 @@ func (a *analyzer) redirInput(c *code, r *syntax.Redirect, stdin *input) (*input
 	return nil, false
 }
 
-// maxWrites bounds Invocation.Writes: a command inside many redirected
-// statements need not list them all to be known to write.
+// maxWrites bounds Invocation.Writes and Invocation.Reads: a command
+// inside many redirected statements need not list them all to be known
+// to write.
 const maxWrites = 16
+
+// readFile reports the file an input redirection reads: the target of <
+// and <> that is not a process substitution.
+func readFile(c *code, r *syntax.Redirect) (string, bool) {
+	if r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || procSubstFile(c, r.Word) != nil {
+		return "", false
+	}
+	f := c.field(r.Word)
+	if !f.dyn && f.val == "/dev/null" {
+		return "", false
+	}
+	return f.val, true
+}
+
+// openOutput records that output descriptor n writes to the file path
+// from now on; the file is emptied unless appended to.
+func (a *analyzer) openOutput(c *code, n, path string, appending bool) {
+	fd, err := strconv.Atoi(n)
+	if err != nil || fd < 3 || fd >= maxDescriptors || c.host != "" {
+		return
+	}
+	a.outFds[fd] = path
+	if !appending {
+		a.writeFile(path, &input{kind: inText, via: path}, false)
+	}
+}
+
+// outputTo reports the file a redirection of standard output to a
+// descriptor writes to, when the descriptor was opened on one ("exec 3>
+// FILE", then "echo ... >&3"); a descriptor closed (>&-) writes nowhere.
+func (a *analyzer) outputTo(c *code, r *syntax.Redirect) (string, bool) {
+	if r.Op != syntax.DplOut || r.N != nil && r.N.Value != "1" {
+		return "", false
+	}
+	lit := r.Word.Lit()
+	if lit == "-" {
+		return "", false
+	}
+	fd, err := strconv.Atoi(lit)
+	if err != nil || fd < 3 || fd >= maxDescriptors || a.outFds[fd] == "" {
+		return "", false
+	}
+	return a.outFds[fd], true
+}
 
 // writtenFile reports the file an output redirection writes to: the
 // target of >, >>, >|, &>, &>>, <> and of >& with a word that is not a

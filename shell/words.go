@@ -376,14 +376,23 @@ func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
 			if r.N != nil && r.N.Value != "0" {
 				continue
 			}
-			switch r.Op {
-			case syntax.Hdoc, syntax.DashHdoc:
-				return heredocText(c, r)
-			case syntax.WordHdoc:
-				v, ok := literal(r.Word)
-				return c.text(v) + "\n", ok
+			if text, ok := hereText(c, r); ok || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+				return text, ok
 			}
 		}
+	}
+	return "", false
+}
+
+// hereText returns the static text a heredoc or here-string feeds; it
+// reports false for another redirection, or text known only at run time.
+func hereText(c *code, r *syntax.Redirect) (string, bool) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		return heredocText(c, r)
+	case syntax.WordHdoc:
+		v, ok := literal(r.Word)
+		return c.text(v) + "\n", ok
 	}
 	return "", false
 }
