@@ -99,6 +99,9 @@ type analyzer struct {
 	expansions int
 	// hashed are the names "hash -p" binds to programs.
 	hashed map[string]string
+	// gitEnv are the keys and values of git's configuration given as
+	// GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, by n.
+	gitEnv map[string][2]*field
 	// bodies counts the function and loop bodies being walked, whose
 	// code may run after code written below it; funcs is set once a
 	// function is defined.

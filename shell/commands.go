@@ -299,6 +299,12 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.crontab(c, src, args, in)
 	case "sed", "gsed":
 		a.sed(c, src, args)
+	case "make", "gmake":
+		a.makeCommand(c, src, args, in)
+	case "gdb", "cgdb":
+		a.gdb(c, src, args, in)
+	case "sqlite3":
+		a.sqlite3(c, src, args, in)
 	case "git":
 		a.git(c, src, args)
 	case "tar", "gtar", "bsdtar":
@@ -329,6 +335,12 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
 		a.evaluatedWords(c, name, src, args)
 	default:
+		switch {
+		case name == "npm", name == "yarn", name == "pnpm", name == "bun":
+			a.packageScripts(c, name, src, args)
+		case vimNames[name]:
+			a.vim(c, name, src, args, in)
+		}
 		if !builtins[name] && a.runsWritten(c, src, fields, in) {
 			// A file the command string wrote, which a folder of PATH
 			// may hold.
@@ -730,6 +742,9 @@ type opts struct {
 	short string
 	// long holds the long options that take a separate value.
 	long []string
+	// longN holds the long options that take more than one value, with
+	// how many (bwrap --bind SRC DEST).
+	longN map[string]int
 }
 
 // option is one option seen on a command line; val is its value, if any.
@@ -797,6 +812,9 @@ func (o opts) parse(args []field) (int, options) {
 			} else if slices.Contains(o.long, name) && i < len(args) {
 				opt.val = args[i]
 				i++
+			} else if n := o.longN[name]; n > 0 && i < len(args) {
+				opt.val = args[i]
+				i = min(i+n, len(args))
 			}
 			seen = append(seen, opt)
 			continue

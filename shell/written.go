@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"encoding/json"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -492,4 +494,33 @@ func readsScripts(words []string) bool {
 	name := baseName(words[0])
 	_, _, interp := interpreterOf(name)
 	return shells[name] || interp
+}
+
+// packageScripts analyses the scripts of a package.json the command string
+// wrote, which npm, yarn, pnpm and bun run by name ("npm test", "npm run
+// build", "yarn build") and around installs ("preinstall", "prepare"):
+// every script is read, as any may run.
+func (a *analyzer) packageScripts(c *code, name, src string, args []field) {
+	if c.host != "" || len(args) == 0 {
+		return
+	}
+	file, ok := a.wroteFile("package.json")
+	if !ok {
+		return
+	}
+	if file.kind != inText {
+		a.dynamic(c, src)
+		return
+	}
+	var pkg struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if json.Unmarshal([]byte(file.text), &pkg) != nil {
+		a.dynamic(c, src)
+		return
+	}
+	keys := slices.Sorted(maps.Keys(pkg.Scripts))
+	for _, k := range keys {
+		a.codeFields(c, name+" run "+k, src, []field{staticField(pkg.Scripts[k])}, nil)
+	}
 }
