@@ -193,6 +193,28 @@ var bashCases = []bashCase{
 	{"substitution as a heredoc delimiter", "cat <<$(x)\n$(x)\nssh web-01 reboot\n", true, nil, nil},
 	{"substitution in an extended pattern", "shopt -s extglob\necho @($(ssh web-01 reboot))", true, nil, nil},
 	{"negated subshell", "!(ssh web-01 reboot)", true, nil, nil},
+	// Other shells: dash has no $'...' and reads &> as & then >; zsh runs
+	// =cmd, its precommand modifiers, repeat, glob qualifiers; fish and
+	// csh quote otherwise.
+	{"dash without $'...'", "dash -c \"echo \\$'\\\\'; ssh web-01 reboot #'\"", true, []string{"dash"}, nil},
+	{"dash reads &> as & and >", "dash -c 'echo hi &>/dev/null ssh web-01 reboot; wait'", true, []string{"dash"}, nil},
+	{"dash reads (( as subshells", "dash -c '((ssh web-01 reboot))'", true, []string{"dash"}, nil},
+	{"dash quotes", "dash -c \"echo '\\$(ssh web-01 reboot)' >/dev/null\"", false, []string{"dash"}, nil},
+	{"zsh =cmd", "zsh -fc '=ssh web-01 reboot'", true, []string{"zsh"}, nil},
+	{"zsh - modifier", "zsh -fc 'true; - ssh web-01 reboot'", true, []string{"zsh"}, nil},
+	{"zsh noglob", "zsh -fc 'noglob ssh web-01 reboot'", true, []string{"zsh"}, nil},
+	{"zsh repeat", "zsh -fc 'repeat 1 ssh web-01 reboot'", true, []string{"zsh"}, nil},
+	{"zsh glob qualifier", "zsh -fc \"ls ./govc(e:'ssh web-01 reboot':) >/dev/null\"", true, []string{"zsh"}, nil},
+	{"zsh expansion flag", "zsh -fc 'x=\"\\$(ssh web-01 reboot)\"; echo ${(e)x}'", true, []string{"zsh"}, nil},
+	{"zsh anonymous function", "zsh -fc '() { ssh web-01 reboot }'", true, []string{"zsh"}, nil},
+	{"zsh =cmd as an argument", "zsh -fc 'echo =ls >/dev/null'", false, []string{"zsh"}, nil},
+	{"fish backslash in single quotes", "fish -c \"echo 'a\\' x '; ssh web-01 reboot; echo \\'\"", true, []string{"fish"}, nil},
+	{"fish substitution", "fish -c 'echo (ssh web-01 reboot)'", true, []string{"fish"}, nil},
+	{"fish data", "fish -c \"echo '(ssh web-01 reboot)'\"", false, []string{"fish"}, nil},
+	{"tcsh backslash in double quotes", "tcsh -fc 'echo \"a\\\" ; ssh web-01 reboot'", true, []string{"tcsh"}, nil},
+	{"tcsh backticks", "tcsh -fc 'echo `ssh web-01 reboot`'", true, []string{"tcsh"}, nil},
+	{"tcsh data", "tcsh -fc \"echo 'ssh web-01 reboot'\"", false, []string{"tcsh"}, nil},
+
 	// Programs that run their arguments.
 	{"vim :!", "vim -es -u NONE -c '!ssh web-01 reboot' -c q", true, []string{"vim"}, nil},
 	{"vim Ex commands on stdin", "vim -es -u NONE <<<$'silent !ssh web-01 reboot\\nq'", true, []string{"vim"}, nil},

@@ -517,6 +517,7 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 	if reached && r.known {
 		p.reachMatches(s, &r, w.dir, depth, add)
 	}
+	p.windowsReadings(s, inv, depth, add)
 }
 
 // apply puts a subject the analysis of handed-on code found in the place

@@ -25,10 +25,14 @@ type reach struct {
 	// here is set for code that runs where the command runs: cmd /c,
 	// and winrs or psexec without a host.
 	here bool
-	// known is set when the code was read; ps when it is PowerShell.
+	// known is set when the code was read; ps when it is PowerShell,
+	// cmd when it is a line cmd.exe runs, argv when it is a Windows
+	// command line of a program (see cmdScript).
 	code  string
 	known bool
 	ps    bool
+	cmd   bool
+	argv  bool
 	// via names the step, as in Match.Via.
 	via string
 }
@@ -101,19 +105,20 @@ func codeOf(s *subject, from int) string {
 }
 
 // lineOf is codeOf for Windows programs (winrs, psexec, cmd), which get
-// the command line with its quotes: a word that held spaces stays one
-// word. A single word is the whole line, as cmd /c "a b" runs a b.
+// one command line: the words joined as Windows joins a program's
+// arguments, a word that holds a blank in double quotes. A single word is
+// the whole line, as cmd /c "a b" runs a b.
 func lineOf(s *subject, from int) string {
 	if from == len(s.args)-1 {
 		return s.args[from]
 	}
 	words := make([]string, 0, len(s.args)-from)
 	for i := from; i < len(s.args); i++ {
-		if s.dynamic(i) {
-			words = append(words, s.args[i])
-		} else {
-			words = append(words, shellQuote(s.args[i]))
+		a := s.args[i]
+		if !s.dynamic(i) && (a == "" || strings.ContainsAny(a, " \t")) {
+			a = `"` + strings.ReplaceAll(a, `"`, `\"`) + `"`
 		}
+		words = append(words, a)
 	}
 	return strings.Join(words, " ")
 }
@@ -154,7 +159,8 @@ func winrsReach(s *subject) (reach, bool) {
 	}
 	r.here = len(r.hosts) == 0 && !r.unknown
 	if cmd >= 0 {
-		r.code, r.known = lineOf(s, cmd), true
+		// winrs runs the line with cmd.exe on the host.
+		r.code, r.known, r.cmd = lineOf(s, cmd), true, true
 	}
 	r.via = "winrs -r:" + strings.Join(r.hosts, ",")
 	return r, true
@@ -215,7 +221,8 @@ func psexecReach(s *subject) (reach, bool) {
 	}
 	r.here = len(r.hosts) == 0 && !r.unknown
 	if i < len(s.args) {
-		r.code, r.known = lineOf(s, i), true
+		// PsExec starts the program with the rest of the line.
+		r.code, r.known, r.argv = lineOf(s, i), true, true
 	}
 	r.via = `psexec \\` + strings.Join(r.hosts, ",")
 	return r, true
@@ -266,9 +273,10 @@ func impacketReach(s *subject) (reach, bool) {
 		r.hosts = []string{h}
 	}
 	if target+1 < len(s.args) {
+		// Impacket runs the command with cmd.exe /c, or PowerShell.
 		r.code = codeOf(s, target+1)
 		r.known = true
-		r.ps = ps
+		r.ps, r.cmd = ps, !ps
 	}
 	r.via = s.name + " " + strings.Join(r.hosts, ",")
 	return r, true
@@ -287,7 +295,7 @@ func cmdReach(s *subject) (reach, bool) {
 				return reach{}, false
 			}
 			code := lineOf(s, i+1)
-			return reach{family: remoteFamily, here: true, code: code, known: true, via: "cmd " + a}, true
+			return reach{family: remoteFamily, here: true, code: code, known: true, cmd: true, via: "cmd " + a}, true
 		}
 		if !strings.HasPrefix(a, "/") {
 			return reach{}, false
@@ -565,12 +573,17 @@ func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add f
 		add(p.unknown(KindUnparsed, r.code, "nesting too deep", at, false))
 		return
 	}
-	if r.ps {
+	switch {
+	case r.ps:
 		d := cwd
 		p.judgePowerShell(r.code, at, &d, depth+1, add)
-		return
+	case r.cmd:
+		p.judgeCode(cmdScript(r.code), &at, cwd, depth+1, add)
+	case r.argv:
+		p.judgeCode(argvScript(r.code), &at, cwd, depth+1, add)
+	default:
+		p.judgeCode(r.code, &at, cwd, depth+1, add)
 	}
-	p.judgeCode(r.code, &at, cwd, depth+1, add)
 }
 
 // dropReleaseTrack removes gcloud's release track (gcloud beta compute

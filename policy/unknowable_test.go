@@ -77,6 +77,19 @@ var unknowableCases = []struct {
 	{"crontab ./jobs", Ask},
 	{"crontab - <<'EOF'\n0 3 * * * /usr/local/bin/backup.sh\nEOF", None},
 	{"crontab -l", None},
+	// cmd.exe, where ' is no quote and & ends a command, and a Windows
+	// host's login shell over ssh.
+	{`winrs -r:web-01 "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`psexec \\web-01 cmd /c "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`cmd /c "echo x'&ssh web-01 sudo reboot&'"`, Protect},
+	{`winrs -r:web-01 "for /f %i in ('shutdown /r') do echo %i"`, Protect},
+	{`winrs -r:web-01 "%CMD% /r"`, Protect},
+	{`winrs -r:web-01 "ipconfig /all & hostname"`, None},
+	{`cmd /c "echo x^&ssh web-01 sudo reboot"`, None},
+	{`ssh winhost "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`ssh winhost 'echo "a\"; Stop-Computer; \""'`, Protect},
+	{`ssh web-01 "grep -E 'err|warn' /var/log/syslog"`, None},
+	{`ssh web-01 'echo "it works" && uptime'`, None},
 }
 
 func TestUnknowableConstructs(t *testing.T) {

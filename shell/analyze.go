@@ -55,7 +55,7 @@ type Finding struct {
 func Scan(src string, visit func(Finding)) {
 	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
 	a.reparseBytes = max(minReparseBytes, maxParsedBytes-len(src))
-	a.code(src, "", nil, 0, nil)
+	a.code(src, "", nil, 0, nil, dBash, false)
 	a.flush()
 }
 
@@ -119,7 +119,7 @@ type analyzer struct {
 	loopPasses int
 	// parsers are the parsers free for use (see parser), and reparses
 	// counts the code handed on that was parsed (see maxReparses).
-	parsers  []*syntax.Parser
+	parsers  [numDialects][]*syntax.Parser
 	reparses int
 	// reparseBytes is how many more bytes of code handed on may be
 	// parsed (see maxParsedBytes).
@@ -141,6 +141,15 @@ type code struct {
 	depth int
 	// vars are the variables an enclosing for loop binds; see forEach.
 	vars map[string]string
+	// lang is the dialect the code is read in; zshToo says that zsh may
+	// run it too (see dialects.go). handTo is the dialect of the code it
+	// hands on: that of the shell it is handed to, or sh.
+	lang   dialect
+	zshToo bool
+	handTo dialect
+	// extra says that the code is read in lang besides another dialect
+	// that parses it: where lang cannot, that shell runs none of it.
+	extra bool
 }
 
 // text maps a slice of src back to the original text.
@@ -159,6 +168,13 @@ func (c *code) source(n syntax.Node) string {
 		return ""
 	}
 	return c.text(c.src[start:end])
+}
+
+// handing returns a copy of c that hands code on to a shell of dialect d.
+func (c *code) handing(d dialect) *code {
+	n := *c
+	n.handTo = d
+	return &n
 }
 
 // with returns a copy of c reached through one more step.
@@ -192,9 +208,9 @@ const (
 	elidedVia = "…"
 )
 
-// code parses text and walks it. stdin, when not nil, is what the top-level
-// commands of text read on standard input.
-func (a *analyzer) code(text, host string, via []string, depth int, stdin *input) {
+// code parses text in the dialect lang and walks it. stdin, when not nil,
+// is what the top-level commands of text read on standard input.
+func (a *analyzer) code(text, host string, via []string, depth int, stdin *input, lang dialect, extra bool) {
 	if depth > maxReparse {
 		a.unparsed(text, errTooDeep.Error(), host, via)
 		return
@@ -202,9 +218,18 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	if depth > 0 && !a.reparse(text, host, via) {
 		return
 	}
-	c := &code{host: host, via: via, depth: depth}
+	// The command string and a remote command may run in zsh, the login
+	// shell of many.
+	c := &code{host: host, via: via, depth: depth, lang: lang, extra: extra, zshToo: lang == dBash && (depth == 0 || host != "")}
 	c.src, c.cr = protectCR(text)
-	a.walkSource(c, stdin)
+	switch lang {
+	case dFish:
+		a.fishSource(c, stdin)
+	case dCsh:
+		a.cshSource(c, stdin)
+	default:
+		a.walkSource(c, stdin)
+	}
 }
 
 // unparsed reports text left unanalysed because it is past a limit.
@@ -236,27 +261,27 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-func newParser() *syntax.Parser {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+func newParser(lang dialect) *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(lang.variant()))
 }
 
-// parser returns a parser for one piece of code, from the analysis's
-// free ones: code handed to shells is parsed while the code that hands it
-// on is, so each level has its own, and a command line of thousands of
-// "eval ls" reuses a few rather than making thousands.
-func (a *analyzer) parser() *syntax.Parser {
-	if n := len(a.parsers); n > 0 {
-		p := a.parsers[n-1]
-		a.parsers = a.parsers[:n-1]
+// parser returns a parser of a dialect for one piece of code, from the
+// analysis's free ones: code handed to shells is parsed while the code
+// that hands it on is, so each level has its own, and a command line of
+// thousands of "eval ls" reuses a few rather than making thousands.
+func (a *analyzer) parser(lang dialect) *syntax.Parser {
+	if n := len(a.parsers[lang]); n > 0 {
+		p := a.parsers[lang][n-1]
+		a.parsers[lang] = a.parsers[lang][:n-1]
 		return p
 	}
-	return newParser()
+	return newParser(lang)
 }
 
-// release returns a parser that finished its input, without an error, to
-// the free ones.
-func (a *analyzer) release(p *syntax.Parser) {
-	a.parsers = append(a.parsers, p)
+// release returns a parser of a dialect that finished its input, without
+// an error, to the free ones.
+func (a *analyzer) release(lang dialect, p *syntax.Parser) {
+	a.parsers[lang] = append(a.parsers[lang], p)
 }
 
 // maxReparses bounds how many pieces of code handed on (to shells, by

@@ -124,6 +124,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.dynamic(c, src)
 		return
 	}
+	if cmd, ok := zshCommand(fields[0].val); ok {
+		// zsh runs =cmd as the path of cmd.
+		fields = append([]field{staticField(cmd)}, fields[1:]...)
+	}
 	name := a.resolve(fields[0].val)
 	if name == "" {
 		return
@@ -174,8 +178,13 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			a.then(c.with(name), args[i:], in)
 			return
 		}
-	case "builtin", "nohup", "busybox":
+	case "builtin", "nohup", "busybox", "noglob", "nocorrect", "-":
+		// zsh's precommand modifiers noglob, nocorrect and - run the
+		// command after them.
 		i, _ := noOpts.parse(args)
+		if name == "-" {
+			i = 0
+		}
 		if i < len(args) {
 			a.then(c.with(name), args[i:], in)
 			return
@@ -184,6 +193,12 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		i, _ := wrapperOpts[name].parse(args)
 		if i < len(args) {
 			a.then(c.with(name), args[i:], in)
+			return
+		}
+	case "repeat":
+		// zsh's repeat N CMD.
+		if len(args) > 1 {
+			a.then(c.with(name), args[1:], in)
 			return
 		}
 	case "timeout":
@@ -216,7 +231,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		}
 	case "eval":
 		if len(args) > 0 {
-			a.codeFields(c, name, src, args, in)
+			a.codeFields(c.handing(c.lang), name, src, args, in)
 			return
 		}
 	case "su":
@@ -263,7 +278,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "source", ".":
 		if len(args) > 0 {
 			if f, ok := a.scriptFile(args[0], in); ok {
-				a.fileCode(c, name, src, f)
+				a.fileCode(c.handing(c.lang), name, src, f)
 				return
 			}
 		}
@@ -274,7 +289,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			i = 1
 		}
 		if len(args) > i+1 && (args[i].dyn || args[i].val != "-" && args[i].val != "" && args[i].val[0] != '-' || i == 1) {
-			a.codeFields(c, name, src, args[i:i+1], nil)
+			a.codeFields(c.handing(c.lang), name, src, args[i:i+1], nil)
 			return
 		}
 	case "alias":
@@ -535,6 +550,7 @@ loop:
 		}
 	}
 	operands := args[min(i, len(args)):]
+	c = c.handing(shellDialect(name))
 	switch {
 	case cmdMode && len(operands) > 0:
 		a.codeFields(c, name+" -c", src, operands[:1], in)
@@ -619,7 +635,7 @@ func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 		a.writes, a.reads, a.environ, a.fds, a.outFds = nil, nil, nil, [maxDescriptors]*input{}, [maxDescriptors]string{}
 		defer func() { a.writes, a.reads, a.environ, a.fds, a.outFds = outer, reads, env, fds, outFds }()
 	}
-	a.code(text, host, via, c.depth+1, in)
+	a.codeIn(c.handTo, text, host, via, c.depth+1, in)
 }
 
 // findExec reports the commands of find's -exec, -execdir, -ok and -okdir.

@@ -37,20 +37,29 @@ const maxMends = 16
 // errMend stops the parser once the source is to be mended.
 var errMend = errors.New("source mended")
 
-// mend is a change to the source: the bytes at off replaced by text of the
-// same length.
+// mend is a change to the source: the n bytes at off replaced by text,
+// most often of the same length.
 type mend struct {
-	off  int
-	text string
+	off, n int
+	text   string
 }
 
 // mended returns src with the mends applied.
 func mended(src string, ms []mend) string {
-	b := []byte(src)
+	slices.SortFunc(ms, func(x, y mend) int { return x.off - y.off })
+	var b strings.Builder
+	b.Grow(len(src) + len(ms))
+	at := 0
 	for _, m := range ms {
-		copy(b[m.off:], m.text)
+		if m.off < at || m.off+m.n > len(src) {
+			continue
+		}
+		b.WriteString(src[at:m.off])
+		b.WriteString(m.text)
+		at = m.off + m.n
 	}
-	return string(b)
+	b.WriteString(src[at:])
+	return b.String()
 }
 
 // commentJoins returns the mends of the comments in s that end in a
@@ -140,7 +149,7 @@ func commentJoins(c *code, s *syntax.Stmt) []mend {
 		nl := strings.IndexByte(c.src[h:], '\n')
 		if b := h + nl - 1; nl > 0 && b != line {
 			line = b
-			out = append(out, mend{off: b, text: " "})
+			out = append(out, mend{off: b, n: 1, text: " "})
 		}
 	}
 	return out
@@ -183,7 +192,7 @@ func heredocMend(c, sub *code, r *syntax.Redirect, base, body int) ([]mend, bool
 		if !ok {
 			return nil, false
 		}
-		return []mend{{off: from, text: w}}, true
+		return []mend{{off: from, n: len(w), text: w}}, true
 	}
 	// An unquoted delimiter is its own text, $x and $(...) included,
 	// which no unquoted word the parser reads can be: the word and the
@@ -193,9 +202,9 @@ func heredocMend(c, sub *code, r *syntax.Redirect, base, body int) ([]mend, bool
 		return nil, false
 	}
 	w := strings.Repeat(string(fill), len(stop))
-	ms := []mend{{off: from, text: w}}
+	ms := []mend{{off: from, n: len(w), text: w}}
 	if end, ok := terminator(c.src, body, stop, r.Op == syntax.DashHdoc); ok {
-		ms = append(ms, mend{off: end, text: w})
+		ms = append(ms, mend{off: end, n: len(w), text: w})
 	}
 	return ms, true
 }
@@ -394,7 +403,7 @@ func (a *analyzer) errorHeredoc(c *code, err error) ([]mend, bool) {
 				w = nil
 			}
 		}()
-		for word, err := range newParser().WordsSeq(strings.NewReader(c.src[i:])) {
+		for word, err := range newParser(c.lang).WordsSeq(strings.NewReader(c.src[i:])) {
 			if err == nil {
 				w = word
 			}
@@ -414,4 +423,18 @@ func (a *analyzer) errorHeredoc(c *code, err error) ([]mend, bool) {
 	}
 	sub := &code{src: c.src[i:], cr: c.cr}
 	return heredocMend(c, sub, &syntax.Redirect{Op: op, Word: w}, i, body)
+}
+
+// posixMend returns the mend of a POSIX parse error that dash reads
+// otherwise: "&>" is "&" then ">" ("cmd &>/dev/null other" runs other).
+func posixMend(c *code, err error) ([]mend, bool) {
+	var lerr syntax.LangError
+	if c.lang != dPOSIX || !errors.As(err, &lerr) || !strings.HasPrefix(lerr.Feature, "`&>") {
+		return nil, false
+	}
+	off := int(lerr.Pos.Offset())
+	if off+1 >= len(c.src) || c.src[off] != '&' || c.src[off+1] != '>' {
+		return nil, false
+	}
+	return []mend{{off: off + 1, text: " "}}, true
 }

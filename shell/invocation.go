@@ -51,6 +51,11 @@ type Invocation struct {
 	// a script read from a file, leaves it unset. The policy reads it; it
 	// is not part of the JSON form.
 	Analysed bool `json:"-"`
+	// Remote is the code of an analysed remote command, as the host's
+	// login shell reads it, for the policy to read also as cmd.exe and
+	// PowerShell read it (a Windows host's login shell). It is not part
+	// of the JSON form.
+	Remote string `json:"-"`
 	// Via lists the wrappers and shells the command was reached through,
 	// outermost first, such as "sudo", "bash -c", "$(...)", "ssh web-01".
 	Via []string `json:"via,omitempty"`

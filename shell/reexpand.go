@@ -45,7 +45,7 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 		return
 	}
 	src, cr := protectCR(text)
-	inner := &code{src: src, cr: cr, host: c.host, via: via, depth: c.depth + 1}
+	inner := &code{src: src, cr: cr, host: c.host, via: via, depth: c.depth + 1, lang: c.lang}
 	var (
 		w   *syntax.Word
 		err error
@@ -58,9 +58,9 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 				err = fmt.Errorf("parser failure: %v", r)
 			}
 		}()
-		p := a.parser()
+		p := a.parser(c.lang)
 		if w, err = p.Document(&depthReader{a: a, src: src}); err == nil {
-			a.release(p)
+			a.release(c.lang, p)
 		}
 	}()
 	if err != nil {
@@ -229,7 +229,7 @@ func (a *analyzer) functionValue(c *code, src, name string, value field) {
 	if !validAliasName(name) {
 		name = "f"
 	}
-	a.codeAt(c, name+" "+value.val, c.host, appendVia(c.via, "BASH_FUNC_"+name+"%%"), nil)
+	a.codeAt(c.handing(dBash), name+" "+value.val, c.host, appendVia(c.via, "BASH_FUNC_"+name+"%%"), nil)
 }
 
 // cutAssignment splits a word NAME=VALUE given to a builtin, env or sudo.

@@ -166,7 +166,7 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 		// The sequence is drained rather than left with break: the
 		// parser may yield once more after an error, which panics after
 		// a break.
-		parser := a.parser()
+		parser := a.parser(c.lang)
 		for s, serr := range parser.StmtsSeq(reader) {
 			if err != nil || reader.stop {
 				continue
@@ -201,7 +201,7 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 			walking = false
 		}
 		if err == nil && !reader.stop {
-			a.release(parser)
+			a.release(c.lang, parser)
 		}
 	}()
 	if reader.stop {
@@ -209,9 +209,13 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 	}
 	if err != nil {
 		// A heredoc whose end the parser did not find may be one whose
-		// delimiter it reads otherwise than bash.
+		// delimiter it reads otherwise than bash; dash reads "&>" as two
+		// operators.
 		if ms, ok := a.errorHeredoc(c, err); len(ms) > 0 || !ok {
 			return a.remend(c, mark, committed, len(c.src)-len(reader.src), ms, !ok)
+		}
+		if ms, ok := posixMend(c, err); ok {
+			return a.remend(c, mark, committed, len(c.src)-len(reader.src), ms, false)
 		}
 	}
 	if err != nil && prevEnd >= 0 && lineComplete(c.src, prevEnd, hdocs) {
@@ -224,10 +228,21 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 	}
 	if err != nil {
 		a.rollback(mark)
+		rest := c.src[min(committed, len(c.src)):]
+		limit := errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge)
+		if !limit && c.extra {
+			// The shell this reading is for cannot parse the line and
+			// runs none of it; the other reading stands.
+			return nil
+		}
 		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
-			Text: c.text(c.src[min(committed, len(c.src)):]), Err: err.Error(), Host: c.host, Via: c.via,
-			Limit: errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge),
+			Text: c.text(rest), Err: err.Error(), Host: c.host, Via: c.via, Limit: limit,
 		})
+		if !limit && c.zshToo {
+			// What bash cannot parse, zsh may run: its short loops,
+			// anonymous functions, parameter flags.
+			a.code(c.text(rest), c.host, appendVia(c.via, "zsh"), c.depth+1, stdin, dZsh, true)
+		}
 		return nil
 	}
 	if _, fix, limit = a.walkReady(c, queue, stdin, true); fix != nil || limit {

@@ -420,9 +420,11 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart, dq bool) {
 		}
 		a.stmts(c.with("<(...)"), x.Stmts, nil)
 	case *syntax.ParamExp:
-		if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" {
-			// ${x@P} expands the value as a prompt string, running
-			// the substitutions it holds.
+		if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" ||
+			x.Flags != nil && strings.IndexByte(x.Flags.Value, 'e') >= 0 {
+			// ${x@P} expands the value as a prompt string, and zsh's
+			// ${(e)x} expands it again, running the substitutions it
+			// holds.
 			a.dynamic(c, c.source(x))
 		}
 		if x.NestedParam != nil {
@@ -445,8 +447,14 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart, dq bool) {
 	case *syntax.ExtGlob:
 		// The parser keeps an extended pattern, @(...) and its kin, as
 		// literal text, while bash expands what it holds: "echo
-		// @($(cmd))" runs cmd once extglob is on.
+		// @($(cmd))" runs cmd once extglob is on. zsh reads *(...) after
+		// a pattern as its glob qualifiers.
 		a.reexpand(c, x.Pattern.Value, "extglob")
+		a.zshQualified(c, "("+x.Pattern.Value+")", c.source(x))
+	case *syntax.Lit:
+		if c.lang == dZsh && strings.IndexByte(x.Value, '(') >= 0 {
+			a.zshQualified(c, x.Value, c.source(x))
+		}
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
 			a.word(c, e)

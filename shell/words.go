@@ -364,6 +364,19 @@ func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
 	}
 	switch baseName(args[0]) {
 	case "echo":
+		if c.lang == dPOSIX {
+			// dash's echo decodes backslash escapes; -n is its only
+			// option.
+			words, newline := args[1:], true
+			if len(words) > 0 && words[0] == "-n" {
+				words, newline = words[1:], false
+			}
+			out, stop := decodeEscapes(strings.Join(words, " "), true)
+			if newline && !stop {
+				out += "\n"
+			}
+			return out, true
+		}
 		return echoOutput(args[1:]), true
 	case "printf":
 		return printfOutput(args[1:])
