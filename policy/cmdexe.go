@@ -285,17 +285,20 @@ func psDiffers(code string) bool {
 
 // windowsReadings judges the remote command of an ssh invocation as
 // cmd.exe and PowerShell read it, where they read it otherwise.
-func (p *Policy) windowsReadings(s *subject, inv *shell.Invocation, depth int, add func(Match)) {
+func (p *Policy) windowsReadings(s *subject, inv *shell.Invocation, w *walk, depth int, add func(Match)) {
 	code := inv.Remote
 	cmd, ps := cmdDiffers(code), psDiffers(code)
 	if code == "" || !cmd && !ps || depth >= maxReachDepth {
 		return
 	}
-	at := place{host: s.host, remote: true, via: append(s.via[:len(s.via):len(s.via)], "ssh "+s.host)}
-	if len(code) > maxWindowsReading {
-		add(p.pastLimit(&shell.Unparsed{Text: code, Err: "remote command too long to read as cmd.exe and PowerShell", Limit: true}, at))
+	at := place{host: s.host, remote: true, via: append(s.via[:len(s.via):len(s.via)], "ssh "+s.host), reads: w.reads}
+	if ok, first := w.read(); !ok || len(code) > maxWindowsReading {
+		if first || ok {
+			add(p.pastLimit(&shell.Unparsed{Text: code, Err: "remote command too long, or too many, to read as cmd.exe and PowerShell", Limit: true}, at))
+		}
 		return
 	}
+	at.reads = w.reads
 	// The commands the shell's reading found.
 	seen := map[string]bool{}
 	shell.Scan(code, func(f shell.Finding) {

@@ -3,6 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 // Some commands run code on other hosts: winrs and psexec on Windows
@@ -39,6 +41,25 @@ type reach struct {
 
 // maxReachDepth bounds how deep handed-on code is read again.
 const maxReachDepth = 8
+
+// maxReachReads bounds the pieces of code handed on that one call reads
+// (the code of winrs, cmd /c, docker exec... and the readings of remote
+// commands as cmd.exe and PowerShell), nested ones included: each is
+// analysed on its own, so that thousands of lines of them would cost
+// seconds. Past it, such code is past a limit, and asked about.
+const maxReachReads = 4096
+
+// read counts a piece of code handed on that the call reads, and reports
+// false past maxReachReads, and whether this is the first piece past it:
+// the one reported as past a limit, which asks about the call; the others
+// add nothing to that answer.
+func (w *walk) read() (ok, first bool) {
+	if w.reads == nil {
+		w.reads = new(int)
+	}
+	*w.reads++
+	return *w.reads <= maxReachReads, *w.reads == maxReachReads+1
+}
 
 // reachOf reads the hosts and code of a command that runs code elsewhere.
 func reachOf(s *subject) (reach, bool) {
@@ -561,8 +582,9 @@ func jsonStrings(raw json.RawMessage) ([]string, bool) {
 
 // reachMatches judges the code a command hands to other hosts (or, for
 // cmd /c, runs where it runs), in that place.
-func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add func(Match)) {
-	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via)}
+func (p *Policy) reachMatches(s *subject, r *reach, w *walk, depth int, add func(Match)) {
+	cwd := w.dir
+	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via), reads: w.reads}
 	if !r.here {
 		at.remote, at.host, at.hosts = true, "", nil
 		if !r.unknown && len(r.hosts) > 0 {
@@ -573,6 +595,13 @@ func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add f
 		add(p.unknown(KindUnparsed, r.code, "nesting too deep", at, false))
 		return
 	}
+	if ok, first := w.read(); !ok {
+		if first {
+			add(p.pastLimit(&shell.Unparsed{Text: r.code, Err: "too much code handed on to read", Limit: true}, at))
+		}
+		return
+	}
+	at.reads = w.reads
 	switch {
 	case r.ps:
 		d := cwd

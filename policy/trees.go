@@ -437,6 +437,9 @@ func downloadTrees(s *subject) []tree {
 type walk struct {
 	dir    string
 	probes int
+	// reads counts the code handed on that the call's commands had read
+	// (see maxReachReads); code read inside shares its count.
+	reads *int
 }
 
 // maxTreeProbes bounds the folders written as a whole that one call's

@@ -77,6 +77,11 @@ var unknowableCases = []struct {
 	{"crontab ./jobs", Ask},
 	{"crontab - <<'EOF'\n0 3 * * * /usr/local/bin/backup.sh\nEOF", None},
 	{"crontab -l", None},
+	// Scripts and startup files written in the call and run by it.
+	{"echo 'ssh web-01 sudo reboot' > run.sh && chmod +x run.sh && ./run.sh", Protect},
+	{"echo 'Remove-VM web-01 -Force' > r.ps1; pwsh -File r.ps1", Deny},
+	{"printf 'import os\nos.system(\"ssh web-01 sudo reboot\")\n' > sitecustomize.py; PYTHONPATH=. python3 -c 1", Protect},
+	{"echo 'echo hello' > run.sh && chmod +x run.sh && ./run.sh", None},
 	// cmd.exe, where ' is no quote and & ends a command, and a Windows
 	// host's login shell over ssh.
 	{`winrs -r:web-01 "echo x'&shutdown /r /t 0&'"`, Protect},

@@ -316,6 +316,8 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.sed(c, src, args)
 	case "make", "gmake":
 		a.makeCommand(c, src, args, in)
+	case "pwsh", "powershell", "pwsh.exe", "powershell.exe":
+		a.powershellFile(c, name, src, args, in)
 	case "gdb", "cgdb":
 		a.gdb(c, src, args, in)
 	case "sqlite3":
@@ -362,6 +364,9 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			return
 		}
 		if it, label, ok := interpreterOf(name); ok {
+			if it.lang == "python" {
+				a.pythonStartup(c, label, src)
+			}
 			a.interp(c, it, label, src, args, in)
 			break
 		}

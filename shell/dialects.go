@@ -130,12 +130,14 @@ func zshQualifiers(text string) []string {
 		if end >= 0 {
 			quals = text[:end]
 		}
+		next := end + 1 // where the text goes on after the group
+	scan:
 		for j := 0; j < len(quals); j++ {
-			switch quals[j] {
-			case 'e':
-				if j+1 >= len(quals) {
-					continue
-				}
+			switch ch := quals[j]; {
+			case ch == ' ' || ch == '\t' || ch == '|':
+				// Not qualifiers: a pattern or words.
+				break scan
+			case ch == 'e' && j+1 < len(quals) && !isWordByte(quals[j+1]) && quals[j+1] != ' ':
 				open := quals[j+1]
 				closer := map[byte]byte{'{': '}', '[': ']', '<': '>', '(': ')'}[open]
 				if closer == 0 {
@@ -148,10 +150,9 @@ func zshQualifiers(text string) []string {
 					return append(out, rest)
 				}
 				out = append(out, rest[:k])
-				text = rest[k+1:]
-				j = len(quals)
-				end = -1
-			case '+':
+				next = len(text) - len(rest) + k + 1
+				break scan
+			case ch == '+':
 				k := j + 1
 				for k < len(quals) && (isWordByte(quals[k]) || quals[k] == '-' || quals[k] == '.' || quals[k] == '/') {
 					k++
@@ -162,9 +163,11 @@ func zshQualifiers(text string) []string {
 				j = k - 1
 			}
 		}
-		if end >= 0 && end < len(text) {
-			text = text[end+1:]
+		if next <= 0 || next > len(text) {
+			// No group closes: the rest was its qualifiers.
+			return out
 		}
+		text = text[next:]
 	}
 }
 

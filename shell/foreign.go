@@ -97,7 +97,14 @@ func (f *foreign) commands(depth int) {
 			f.i++
 			f.out.WriteString(" )\n")
 		default:
+			at := f.i
 			f.command(depth)
+			if f.i == at {
+				// A byte no command starts with, such as fish's ) outside
+				// a substitution: the shell's syntax error.
+				f.open = true
+				return
+			}
 			atStart = false
 		}
 		if f.open {

@@ -310,6 +310,10 @@ var unknowableCases = []analyzeCase{
 	{name: "awk -f of a written program", src: `printf 'BEGIN{system("rm y")}' > r.awk; awk -f r.awk`, want: []string{"rm y"}},
 	{name: "python -m of a written module", src: "printf 'import os\nos.system(\"rm y\")\n' > r.py; python3 -m r", want: []string{"rm y"}},
 	{name: "python -m of a module not shown", src: `python3 -m pytest -q`, not: []string{"rm"}},
+	{name: "a written sitecustomize runs first", src: "printf 'import os\nos.system(\"rm y\")\n' > sitecustomize.py; PYTHONPATH=. python3 app.py", want: []string{"rm y"}},
+	{name: "a written .pth file runs first", src: "echo 'import os; os.system(\"rm y\")' > ~/.local/lib/python3.12/site-packages/x.pth; python3 -c 1", want: []string{"rm y"}},
+	{name: "pwsh -File of a written script", src: "echo 'Stop-VM web-01' > r.ps1; pwsh -File r.ps1", want: []string{"pwsh -NoProfile -Command Stop-VM web-01\n"}},
+	{name: "pwsh of a script not shown", src: "pwsh ./deploy.ps1", want: []string{"pwsh ./deploy.ps1"}},
 
 	// Other shells' dialects: /bin/sh may be dash, the login shell zsh.
 	{name: "sh without $'...'", src: `sh -c "echo \$'\\'; rm y #'"`, want: []string{"rm y"}},
@@ -331,6 +335,7 @@ var unknowableCases = []analyzeCase{
 	{name: "fish substitution", src: `fish -c 'echo (rm y) "$(rm z)"'`, want: []string{"rm y", "rm z"}},
 	{name: "fish and", src: `fish -c 'true; and rm y'`, want: []string{"rm y"}},
 	{name: "fish set -x", src: `fish -c 'set -x PAGER "rm y"; git log'`, want: []string{"rm y"}},
+	{name: "fish ) outside a substitution", src: `fish -c 'echo x ) rm y'`, unparsed: true},
 	{name: "fish data", src: `fish -c "echo '(rm y)' \"(rm z)\" # rm w"`, not: []string{"rm"}},
 	{name: "csh backslash in double quotes", src: `tcsh -c 'echo "a\" ; rm y'`, want: []string{"rm y"}},
 	{name: "csh backticks", src: "csh -c 'echo `rm y`'", want: []string{"rm y"}},

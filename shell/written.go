@@ -524,3 +524,69 @@ func (a *analyzer) packageScripts(c *code, name, src string, args []field) {
 		a.codeFields(c, name+" run "+k, src, []field{staticField(pkg.Scripts[k])}, nil)
 	}
 }
+
+// powershellFile reports the script of pwsh -File FILE (or pwsh FILE) that
+// the command string wrote as the code of pwsh -Command, which the policy
+// reads as PowerShell.
+func (a *analyzer) powershellFile(c *code, name, src string, args []field, in *input) {
+	for i := 0; i < len(args); i++ {
+		f := args[i]
+		if f.dyn {
+			return
+		}
+		opt := strings.ToLower(strings.TrimLeft(f.val, "-/"))
+		isOpt := strings.HasPrefix(f.val, "-") || strings.HasPrefix(f.val, "/")
+		switch {
+		case isOpt && len(opt) >= 1 && strings.HasPrefix("file", opt) && i+1 < len(args):
+			f = args[i+1]
+		case isOpt:
+			if strings.HasPrefix("command", opt) || strings.HasPrefix("encodedcommand", opt) || opt == "ec" || opt == "cwa" || strings.HasPrefix("commandwithargs", opt) {
+				return // code given on the command line, which the policy reads
+			}
+			continue
+		}
+		file, ok := a.scriptFile(f, in)
+		if !ok {
+			return
+		}
+		if file.kind != inText {
+			a.dynamic(c, src)
+			return
+		}
+		a.invoke(c.with(name+" -File"), c.host, name, []field{staticField("-NoProfile"), staticField("-Command"), staticField(file.text)}, nil)
+		return
+	}
+}
+
+// pythonStartup analyses the modules a python process imports before its
+// code when the command string wrote them: sitecustomize.py,
+// usercustomize.py, and the import lines of .pth files.
+func (a *analyzer) pythonStartup(c *code, label, src string) {
+	if c.host != "" || len(a.written) == 0 {
+		return
+	}
+	for _, name := range []string{"sitecustomize.py", "usercustomize.py"} {
+		if f, ok := a.wroteFile(name); ok {
+			if f.kind != inText {
+				a.dynamic(c, src)
+				continue
+			}
+			a.interpCode(c, label+" "+name, src, "python", f.text)
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(a.written)) {
+		if !strings.HasSuffix(key, ".pth") {
+			continue
+		}
+		f := a.written[key]
+		if f.kind != inText {
+			a.dynamic(c, src)
+			continue
+		}
+		for line := range strings.SplitSeq(f.text, "\n") {
+			if strings.HasPrefix(line, "import ") || strings.HasPrefix(line, "import\t") {
+				a.interpCode(c, label+" "+baseName(key), src, "python", line)
+			}
+		}
+	}
+}

@@ -34,6 +34,16 @@ var constructs = []Shape{
 	{Name: "comment-joins", unit: "ls #\\\nls\n", suffix: "ssh web-01 sudo reboot"},
 	{Name: "heredoc-delimiters", unit: "cat <<$'E\\x4fF'\nx\nEOF\n", suffix: "ssh web-01 sudo reboot"},
 	{Name: "comment-chain", unit: "ls #\\\n", suffix: "ssh web-01 sudo reboot"},
+	// Code read in other dialects, and by readers of their own.
+	{Name: "sh-dialects", unit: "sh -c \"echo \\$'x' &>/dev/null ((ls))\"\n"},
+	{Name: "zsh-qualifiers", unit: "ls *(e:'ls':) ./*(+ls)\n"},
+	{Name: "fish-code", prefix: "fish -c \"", unit: "echo (ls) 'a\\' b' \\$x; ", suffix: "\""},
+	{Name: "csh-code", prefix: "tcsh -c \"", unit: "echo `ls` 'a' \\$x; ", suffix: "\""},
+	{Name: "cmd-lines", unit: "cmd /c \"echo x'&ver&'\"\n"},
+	{Name: "ssh-windows", unit: "ssh web-01 \"grep 'a|b' f\"\n"},
+	{Name: "makefile", prefix: "make -f - <<'EOF'\n", unit: "t: d\n\t$(CC) -o $@ $< $(shell ls)\n", suffix: "EOF"},
+	{Name: "tcl-code", prefix: "tclsh <<'EOF'\n", unit: "exec ls [exec ls] {exec ls}\n", suffix: "EOF"},
+	{Name: "vim-commands", prefix: "vim -es", unit: " -c '!ls'", suffix: " f"},
 }
 
 func init() {
