@@ -25,6 +25,7 @@ type subject struct {
 	payload []string
 	via     []string
 	writes  []string // files its output redirections write
+	reads   []string // files its input redirections read
 	env     []string // NAME=VALUE, the variables it is given
 	// aliases are the command's subcommand aliases.
 	aliases []subAlias
@@ -77,6 +78,7 @@ func fromInvocation(inv *shell.Invocation) subject {
 		payload:  inv.Payload,
 		via:      inv.Via,
 		writes:   inv.Writes,
+		reads:    inv.Reads,
 		env:      inv.Env,
 		analysed: inv.Analysed,
 	}

@@ -573,7 +573,8 @@ func (p *Policy) gitCovered(t tree, abs string, w *walk) []written {
 	}
 	writes := func(f string) bool {
 		rel := gitRel(top, f)
-		if rel == "" || strings.HasPrefix(rel, "../") {
+		if rel == "" || strings.HasPrefix(rel, "../") || rel == ".git" || strings.HasPrefix(rel, ".git/") {
+			// Git's own folder is no part of the tree it writes.
 			return false
 		}
 		e, tracked := index[rel]

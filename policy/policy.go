@@ -448,6 +448,9 @@ func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
 // commands running there, in cwd when the place is here.
 func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
 	w := walk{dir: cwd, globDots: mentionsGlobDots(code)}
+	if at != nil {
+		w.reads = at.reads
+	}
 	shell.Scan(code, func(x shell.Finding) {
 		if p.skipped(x) {
 			return
@@ -521,8 +524,9 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 		}
 	}
 	if reached && r.known {
-		p.reachMatches(s, &r, w.dir, depth, add)
+		p.reachMatches(s, &r, w, depth, add)
 	}
+	p.windowsReadings(s, inv, w, depth, add)
 }
 
 // apply puts a subject the analysis of handed-on code found in the place

@@ -124,7 +124,7 @@ func (p *Policy) skipPlace(pl powershell.Place) bool {
 // join puts a place the PowerShell reader reports, relative to the code,
 // where the code runs.
 func (at place) join(pp powershell.Place) place {
-	pl := place{host: at.host, hosts: at.hosts, remote: at.remote}
+	pl := place{host: at.host, hosts: at.hosts, remote: at.remote, reads: at.reads}
 	pl.via = append(append([]string(nil), at.via...), pp.Via...)
 	if pp.Remote {
 		pl.remote, pl.hosts, pl.host = true, pp.Hosts, ""
@@ -832,6 +832,8 @@ type place struct {
 	hosts  []string
 	remote bool
 	via    []string
+	// reads is the count of code handed on the call has read (walk.reads).
+	reads *int
 }
 
 // uriHost returns the host of a URI such as http://web-01:5985/wsman.

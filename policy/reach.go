@@ -3,6 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
 )
 
 // Some commands run code on other hosts: winrs and psexec on Windows
@@ -25,16 +27,39 @@ type reach struct {
 	// here is set for code that runs where the command runs: cmd /c,
 	// and winrs or psexec without a host.
 	here bool
-	// known is set when the code was read; ps when it is PowerShell.
+	// known is set when the code was read; ps when it is PowerShell,
+	// cmd when it is a line cmd.exe runs, argv when it is a Windows
+	// command line of a program (see cmdScript).
 	code  string
 	known bool
 	ps    bool
+	cmd   bool
+	argv  bool
 	// via names the step, as in Match.Via.
 	via string
 }
 
 // maxReachDepth bounds how deep handed-on code is read again.
 const maxReachDepth = 8
+
+// maxReachReads bounds the pieces of code handed on that one call reads
+// (the code of winrs, cmd /c, docker exec... and the readings of remote
+// commands as cmd.exe and PowerShell), nested ones included: each is
+// analysed on its own, so that thousands of lines of them would cost
+// seconds. Past it, such code is past a limit, and asked about.
+const maxReachReads = 4096
+
+// read counts a piece of code handed on that the call reads, and reports
+// false past maxReachReads, and whether this is the first piece past it:
+// the one reported as past a limit, which asks about the call; the others
+// add nothing to that answer.
+func (w *walk) read() (ok, first bool) {
+	if w.reads == nil {
+		w.reads = new(int)
+	}
+	*w.reads++
+	return *w.reads <= maxReachReads, *w.reads == maxReachReads+1
+}
 
 // reachOf reads the hosts and code of a command that runs code elsewhere.
 func reachOf(s *subject) (reach, bool) {
@@ -104,19 +129,20 @@ func codeOf(s *subject, from int) string {
 }
 
 // lineOf is codeOf for Windows programs (winrs, psexec, cmd), which get
-// the command line with its quotes: a word that held spaces stays one
-// word. A single word is the whole line, as cmd /c "a b" runs a b.
+// one command line: the words joined as Windows joins a program's
+// arguments, a word that holds a blank in double quotes. A single word is
+// the whole line, as cmd /c "a b" runs a b.
 func lineOf(s *subject, from int) string {
 	if from == len(s.args)-1 {
 		return s.args[from]
 	}
 	words := make([]string, 0, len(s.args)-from)
 	for i := from; i < len(s.args); i++ {
-		if s.dynamic(i) {
-			words = append(words, s.args[i])
-		} else {
-			words = append(words, shellQuote(s.args[i]))
+		a := s.args[i]
+		if !s.dynamic(i) && (a == "" || strings.ContainsAny(a, " \t")) {
+			a = `"` + strings.ReplaceAll(a, `"`, `\"`) + `"`
 		}
+		words = append(words, a)
 	}
 	return strings.Join(words, " ")
 }
@@ -157,7 +183,8 @@ func winrsReach(s *subject) (reach, bool) {
 	}
 	r.here = len(r.hosts) == 0 && !r.unknown
 	if cmd >= 0 {
-		r.code, r.known = lineOf(s, cmd), true
+		// winrs runs the line with cmd.exe on the host.
+		r.code, r.known, r.cmd = lineOf(s, cmd), true, true
 	}
 	r.via = "winrs -r:" + strings.Join(r.hosts, ",")
 	return r, true
@@ -218,7 +245,8 @@ func psexecReach(s *subject) (reach, bool) {
 	}
 	r.here = len(r.hosts) == 0 && !r.unknown
 	if i < len(s.args) {
-		r.code, r.known = lineOf(s, i), true
+		// PsExec starts the program with the rest of the line.
+		r.code, r.known, r.argv = lineOf(s, i), true, true
 	}
 	r.via = `psexec \\` + strings.Join(r.hosts, ",")
 	return r, true
@@ -269,9 +297,10 @@ func impacketReach(s *subject) (reach, bool) {
 		r.hosts = []string{h}
 	}
 	if target+1 < len(s.args) {
+		// Impacket runs the command with cmd.exe /c, or PowerShell.
 		r.code = codeOf(s, target+1)
 		r.known = true
-		r.ps = ps
+		r.ps, r.cmd = ps, !ps
 	}
 	r.via = s.name + " " + strings.Join(r.hosts, ",")
 	return r, true
@@ -290,7 +319,7 @@ func cmdReach(s *subject) (reach, bool) {
 				return reach{}, false
 			}
 			code := lineOf(s, i+1)
-			return reach{family: remoteFamily, here: true, code: code, known: true, via: "cmd " + a}, true
+			return reach{family: remoteFamily, here: true, code: code, known: true, cmd: true, via: "cmd " + a}, true
 		}
 		if !strings.HasPrefix(a, "/") {
 			return reach{}, false
@@ -556,8 +585,9 @@ func jsonStrings(raw json.RawMessage) ([]string, bool) {
 
 // reachMatches judges the code a command hands to other hosts (or, for
 // cmd /c, runs where it runs), in that place.
-func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add func(Match)) {
-	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via)}
+func (p *Policy) reachMatches(s *subject, r *reach, w *walk, depth int, add func(Match)) {
+	cwd := w.dir
+	at := place{host: s.host, hosts: s.hosts, remote: s.remote, via: append(append([]string(nil), s.via...), r.via), reads: w.reads}
 	if !r.here {
 		at.remote, at.host, at.hosts = true, "", nil
 		if !r.unknown && len(r.hosts) > 0 {
@@ -568,12 +598,24 @@ func (p *Policy) reachMatches(s *subject, r *reach, cwd string, depth int, add f
 		add(p.unknown(KindUnparsed, r.code, "nesting too deep", at, false))
 		return
 	}
-	if r.ps {
-		d := cwd
-		p.judgePowerShell(r.code, at, &d, depth+1, add)
+	if ok, first := w.read(); !ok {
+		if first {
+			add(p.pastLimit(&shell.Unparsed{Text: r.code, Err: "too much code handed on to read", Limit: true}, at))
+		}
 		return
 	}
-	p.judgeCode(r.code, &at, cwd, depth+1, add)
+	at.reads = w.reads
+	switch {
+	case r.ps:
+		d := cwd
+		p.judgePowerShell(r.code, at, &d, depth+1, add)
+	case r.cmd:
+		p.judgeCode(cmdScript(r.code), &at, cwd, depth+1, add)
+	case r.argv:
+		p.judgeCode(argvScript(r.code), &at, cwd, depth+1, add)
+	default:
+		p.judgeCode(r.code, &at, cwd, depth+1, add)
+	}
 }
 
 // dropReleaseTrack removes gcloud's release track (gcloud beta compute

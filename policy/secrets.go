@@ -64,9 +64,19 @@ var nameOnly = map[string]bool{
 }
 
 // judgeSecretReads asks about a local command that reads rewind's secret
-// files, or folders above them wholly.
+// files, or folders above them wholly: named as its arguments or read by
+// its input redirections, whose patterns bash expands ("cat <
+// ~/.cache/rew*/zvm-tokens/t.json").
 func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
-	if len(p.cfg.SecretFiles) == 0 || nameOnly[s.name] {
+	if len(p.cfg.SecretFiles) == 0 {
+		return Match{}, false
+	}
+	for _, r := range s.reads {
+		if p.readsSecret(r, cwd, false) != "" {
+			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", r, secretReason)}, true
+		}
+	}
+	if nameOnly[s.name] {
 		return Match{}, false
 	}
 	whole := false

@@ -766,6 +766,9 @@ type walk struct {
 	// what git ignores (see gitConfigWrites).
 	gitBudget *gitBudget
 	gitDirty  bool
+	// reads counts the code handed on that the call's commands had read
+	// (see maxReachReads); code read inside shares its count.
+	reads *int
 }
 
 // archiveBudget returns what listing archives may still cost the call.

@@ -1,6 +1,8 @@
 package policy
 
 import (
+	"encoding/json"
+	"path/filepath"
 	"testing"
 )
 
@@ -75,6 +77,26 @@ var unknowableCases = []struct {
 	{"crontab ./jobs", Ask},
 	{"crontab - <<'EOF'\n0 3 * * * /usr/local/bin/backup.sh\nEOF", None},
 	{"crontab -l", None},
+	// Scripts and startup files written in the call and run by it.
+	{"echo 'ssh web-01 sudo reboot' > run.sh && chmod +x run.sh && ./run.sh", Protect},
+	{"echo 'Remove-VM web-01 -Force' > r.ps1; pwsh -File r.ps1", Deny},
+	{"printf 'import os\nos.system(\"ssh web-01 sudo reboot\")\n' > sitecustomize.py; PYTHONPATH=. python3 -c 1", Protect},
+	{"echo 'echo hello' > run.sh && chmod +x run.sh && ./run.sh", None},
+	{"printf '#!/usr/bin/expect\nspawn ssh web-01\nsend \"sudo reboot\\r\"\n' > r.exp && chmod +x r.exp && ./r.exp", Protect},
+	{"printf '#!/usr/bin/expect\nspawn ssh web-01\nexpect \"$ \"\nsend \"uptime\\r\"\n' > r.exp && chmod +x r.exp && ./r.exp", None},
+	// cmd.exe, where ' is no quote and & ends a command, and a Windows
+	// host's login shell over ssh.
+	{`winrs -r:web-01 "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`psexec \\web-01 cmd /c "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`cmd /c "echo x'&ssh web-01 sudo reboot&'"`, Protect},
+	{`winrs -r:web-01 "for /f %i in ('shutdown /r') do echo %i"`, Protect},
+	{`winrs -r:web-01 "%CMD% /r"`, Protect},
+	{`winrs -r:web-01 "ipconfig /all & hostname"`, None},
+	{`cmd /c "echo x^&ssh web-01 sudo reboot"`, None},
+	{`ssh winhost "echo x'&shutdown /r /t 0&'"`, Protect},
+	{`ssh winhost 'echo "a\"; Stop-Computer; \""'`, Protect},
+	{`ssh web-01 "grep -E 'err|warn' /var/log/syslog"`, None},
+	{`ssh web-01 'echo "it works" && uptime'`, None},
 }
 
 func TestUnknowableConstructs(t *testing.T) {
@@ -96,6 +118,48 @@ func TestUnknowableConstructs(t *testing.T) {
 			if v := p.ClassifyCommand(data); v.Effect >= tc.want {
 				t.Errorf("%s %q: %s (%s: %s), want below %s", m.name, data, v.Effect, v.Rule, v.Reason, tc.want)
 			}
+		}
+	}
+}
+
+// TestSecretReadsByRedirection: a command that reads rewind's secrets by
+// an input redirection is asked, as one naming them as its argument is;
+// bash expands a pattern there, which is matched against the secrets.
+// Reading other files by redirection, and prose quoting such a read, pass.
+func TestSecretReadsByRedirection(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	home := filepath.Join(root, "home")
+	secret := filepath.Join(root, "etc", "zvm-secret")
+	env := map[string]string{"HOME": home, "REWIND_ZVM_CLIENT_SECRET_FILE": secret, "PATH": "/usr/bin"}
+	cwd := filepath.Join(home, "project")
+	cfg, err := Find("", cwd, func(k string) string { return env[k] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cmd  string
+		want Effect
+	}{
+		{"cat < ~/.cache/rewind/zvm-tokens/t.json", Ask},
+		{"exec 3< " + secret + "; cat <&3", Ask},
+		{"while read -r l; do echo \"$l\"; done < " + secret, Ask},
+		{"jq -r .access_token < ~/.cache/rew*/zvm-tokens/*", Ask},
+		{"cat < ~/.cache/r?wind/x", Ask},
+		{"base64 0< ~/.c[a]che/rewind/t.json", Ask},
+		{"cat < ~/.cache/pip/log.txt", None},
+		{"cat < ~/.cache/p*/log.txt", None},
+		{"while read -r l; do echo \"$l\"; done < go.mod", None},
+		{"git commit -m 'never cat < ~/.cache/rewind/zvm-tokens/t.json'", None},
+		{"echo 'cat < " + secret + "'", None},
+	} {
+		v := p.Classify(Call{Tool: "Bash", Input: json.RawMessage(`{"command":` + quoteJSON(tt.cmd) + `}`), Cwd: cwd})
+		if v.Effect != tt.want {
+			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
 		}
 	}
 }

@@ -54,7 +54,8 @@ type Finding struct {
 // only during the call.
 func Scan(src string, visit func(Finding)) {
 	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
-	a.code(src, "", nil, 0, nil)
+	a.reparseBytes = max(minReparseBytes, maxParsedBytes-len(src))
+	a.code(src, "", nil, 0, nil, dBash, false)
 	a.flush()
 }
 
@@ -79,16 +80,28 @@ type analyzer struct {
 	// writes to them (see wrote); writtenLost is set once more were
 	// written than it keeps.
 	written     map[string]*input
+	writtenBase map[string]writtenName
 	writtenLost bool
+	// appends hold the text of the written files appended to (see
+	// appended).
+	appends map[string]*strings.Builder
 	// fds are what the descriptors read, as the statements being walked
-	// set them up (see descriptor).
-	fds [maxDescriptors]*input
+	// set them up (see descriptor); outFds the files output descriptors
+	// write to, that a bare exec opened (see openOutput).
+	fds    [maxDescriptors]*input
+	outFds [maxDescriptors]string
+	// reads are the files the input redirections of the statements being
+	// walked read; every command inside them reads them.
+	reads []string
 	// aliases are the aliases the command string defines, by name.
 	aliases map[string]*aliasDef
 	// expansions counts alias expansions, which maxAliasExpansions bounds.
 	expansions int
 	// hashed are the names "hash -p" binds to programs.
 	hashed map[string]string
+	// gitEnv are the keys and values of git's configuration given as
+	// GIT_CONFIG_KEY_n and GIT_CONFIG_VALUE_n, by n.
+	gitEnv map[string][2]*field
 	// bodies counts the function and loop bodies being walked, whose
 	// code may run after code written below it; funcs is set once a
 	// function is defined.
@@ -106,8 +119,11 @@ type analyzer struct {
 	loopPasses int
 	// parsers are the parsers free for use (see parser), and reparses
 	// counts the code handed on that was parsed (see maxReparses).
-	parsers  []*syntax.Parser
+	parsers  [numDialects][]*syntax.Parser
 	reparses int
+	// reparseBytes is how many more bytes of code handed on may be
+	// parsed (see maxParsedBytes).
+	reparseBytes int
 	// limitPending is the place in out.Unparsed, plus one, of the report
 	// that the code handed on is past maxReparses, until it is handed to
 	// visit (limitSent); a line rolled back drops it, and it is made again.
@@ -125,6 +141,15 @@ type code struct {
 	depth int
 	// vars are the variables an enclosing for loop binds; see forEach.
 	vars map[string]string
+	// lang is the dialect the code is read in; zshToo says that zsh may
+	// run it too (see dialects.go). handTo is the dialect of the code it
+	// hands on: that of the shell it is handed to, or sh.
+	lang   dialect
+	zshToo bool
+	handTo dialect
+	// extra says that the code is read in lang besides another dialect
+	// that parses it: where lang cannot, that shell runs none of it.
+	extra bool
 }
 
 // text maps a slice of src back to the original text.
@@ -143,6 +168,13 @@ func (c *code) source(n syntax.Node) string {
 		return ""
 	}
 	return c.text(c.src[start:end])
+}
+
+// handing returns a copy of c that hands code on to a shell of dialect d.
+func (c *code) handing(d dialect) *code {
+	n := *c
+	n.handTo = d
+	return &n
 }
 
 // with returns a copy of c reached through one more step.
@@ -176,9 +208,9 @@ const (
 	elidedVia = "…"
 )
 
-// code parses text and walks it. stdin, when not nil, is what the top-level
-// commands of text read on standard input.
-func (a *analyzer) code(text, host string, via []string, depth int, stdin *input) {
+// code parses text in the dialect lang and walks it. stdin, when not nil,
+// is what the top-level commands of text read on standard input.
+func (a *analyzer) code(text, host string, via []string, depth int, stdin *input, lang dialect, extra bool) {
 	if depth > maxReparse {
 		a.unparsed(text, errTooDeep.Error(), host, via)
 		return
@@ -186,9 +218,18 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	if depth > 0 && !a.reparse(text, host, via) {
 		return
 	}
-	c := &code{host: host, via: via, depth: depth}
+	// The command string and a remote command may run in zsh, the login
+	// shell of many.
+	c := &code{host: host, via: via, depth: depth, lang: lang, extra: extra, zshToo: lang == dBash && (depth == 0 || host != "")}
 	c.src, c.cr = protectCR(text)
-	a.walkSource(c, stdin)
+	switch lang {
+	case dFish:
+		a.fishSource(c, stdin)
+	case dCsh:
+		a.cshSource(c, stdin)
+	default:
+		a.walkSource(c, stdin)
+	}
 }
 
 // unparsed reports text left unanalysed because it is past a limit.
@@ -220,27 +261,27 @@ func isWordByte(b byte) bool {
 	return b == '_' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
 }
 
-func newParser() *syntax.Parser {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash))
+func newParser(lang dialect) *syntax.Parser {
+	return syntax.NewParser(syntax.Variant(lang.variant()))
 }
 
-// parser returns a parser for one piece of code, from the analysis's
-// free ones: code handed to shells is parsed while the code that hands it
-// on is, so each level has its own, and a command line of thousands of
-// "eval ls" reuses a few rather than making thousands.
-func (a *analyzer) parser() *syntax.Parser {
-	if n := len(a.parsers); n > 0 {
-		p := a.parsers[n-1]
-		a.parsers = a.parsers[:n-1]
+// parser returns a parser of a dialect for one piece of code, from the
+// analysis's free ones: code handed to shells is parsed while the code
+// that hands it on is, so each level has its own, and a command line of
+// thousands of "eval ls" reuses a few rather than making thousands.
+func (a *analyzer) parser(lang dialect) *syntax.Parser {
+	if n := len(a.parsers[lang]); n > 0 {
+		p := a.parsers[lang][n-1]
+		a.parsers[lang] = a.parsers[lang][:n-1]
 		return p
 	}
-	return newParser()
+	return newParser(lang)
 }
 
-// release returns a parser that finished its input, without an error, to
-// the free ones.
-func (a *analyzer) release(p *syntax.Parser) {
-	a.parsers = append(a.parsers, p)
+// release returns a parser of a dialect that finished its input, without
+// an error, to the free ones.
+func (a *analyzer) release(lang dialect, p *syntax.Parser) {
+	a.parsers[lang] = append(a.parsers[lang], p)
 }
 
 // maxReparses bounds how many pieces of code handed on (to shells, by
@@ -250,12 +291,27 @@ func (a *analyzer) release(p *syntax.Parser) {
 // hands on thousands.
 const maxReparses = 4096
 
+// maxParsedBytes bounds the bytes one analysis parses, the command string
+// and the code it hands on together; the code handed on may take at
+// least minReparseBytes. Code read again is the same text parsed once
+// more each time it runs: a script file or a descriptor run thousands of
+// times ("cat > r <<'E' ... E", then "bash r" on every line) would cost
+// the square of the input. Counting bytes rather than pieces keeps the
+// whole analysis within about the cost of the largest command.
+const (
+	maxParsedBytes  = 8 << 20
+	minReparseBytes = 1 << 20
+)
+
 // reparse counts a piece of code handed on, and reports false past
-// maxReparses. The first piece past it is reported as past a limit, which
-// asks about the call; the others add nothing to that answer and are
-// left out, so that a flood of them costs no more than their parse.
+// maxReparses pieces or past the bytes left to parse. The first piece past
+// a bound is reported as past a limit, which asks about the call; the
+// others add nothing to that answer and are left out, so that a flood of
+// them costs no more than their count.
 func (a *analyzer) reparse(text, host string, via []string) bool {
-	if a.reparses++; a.reparses > maxReparses {
+	a.reparses++
+	a.reparseBytes -= len(text)
+	if a.reparses > maxReparses || a.reparseBytes < 0 {
 		if !a.limitSent && a.limitPending == 0 {
 			a.unparsed(text, "too much code handed on to analyse", host, via)
 			a.limitPending = len(a.out.Unparsed)

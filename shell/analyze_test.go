@@ -255,6 +255,15 @@ func writes(want ...string) func(t *testing.T, inv Invocation) {
 	}
 }
 
+func reads(want ...string) func(t *testing.T, inv Invocation) {
+	return func(t *testing.T, inv Invocation) {
+		t.Helper()
+		if !slices.Equal(inv.Reads, want) {
+			t.Errorf("reads %q, want %q", inv.Reads, want)
+		}
+	}
+}
+
 func TestDetails(t *testing.T) {
 	tests := []struct {
 		name, src, cmd string
@@ -295,6 +304,11 @@ func TestDetails(t *testing.T) {
 		{"writes dynamic file", `echo x > "$F"`, "echo", writes(`"$F"`)},
 		{"no writes to /dev/null or descriptors", `ls >/dev/null 2>&1 >&2`, "ls", writes()},
 		{"no writes from input", `cat < /etc/hosts`, "cat", writes()},
+		{"reads", `cat < /etc/hosts`, "cat", reads("/etc/hosts")},
+		{"reads of a loop", "while read -r l; do echo \"$l\"; done < ~/.cache/rew*/t", "echo", reads("~/.cache/rew*/t")},
+		{"reads by exec", `exec 3< secret`, "exec", reads("secret")},
+		{"reads and writes", `cat 0<> f`, "cat", reads("f")},
+		{"no reads from heredocs, /dev/null or substitutions", "cat <<<x < /dev/null; wc -l < <(ls)", "wc", reads()},
 		{"writes on host", `ssh web-01 'cat > /etc/app.conf'`, "cat", writes("/etc/app.conf")},
 		{"local writes stay local", `ssh web-01 df -h > report.txt`, "df", writes()},
 		{"writes through bash -c", `bash -c 'uptime' > up.txt`, "uptime", writes("up.txt")},

@@ -29,6 +29,14 @@ func (a *analyzer) call(c *code, x *syntax.CallExpr, in *input) {
 	for _, w := range x.Args {
 		a.word(c, w)
 	}
+	if len(x.Args[0].Parts) == 1 {
+		if g, ok := x.Args[0].Parts[0].(*syntax.ExtGlob); ok && g.Op == syntax.GlobExcept {
+			// With extglob off, as in a script, "!(cmd)" is a negated
+			// subshell; with it on, a pattern naming files (dynamic,
+			// below).
+			a.codeFields(c, "!(...)", c.source(x), []field{staticField(g.Pattern.Value)}, in)
+		}
+	}
 	fields := c.callFields(x.Args)
 	if len(fields) == 0 {
 		// "{,}" expands to no word at all: nothing runs.
@@ -116,8 +124,16 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.dynamic(c, src)
 		return
 	}
+	if cmd, ok := zshCommand(fields[0].val); ok {
+		// zsh runs =cmd as the path of cmd.
+		fields = append([]field{staticField(cmd)}, fields[1:]...)
+	}
 	name := a.resolve(fields[0].val)
 	if name == "" {
+		return
+	}
+	if strings.Contains(fields[0].val, "/") && a.runsWritten(c, src, fields, in) {
+		// A file the command string wrote, run by its path.
 		return
 	}
 	args := fields[1:]
@@ -162,8 +178,13 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			a.then(c.with(name), args[i:], in)
 			return
 		}
-	case "builtin", "nohup", "busybox":
+	case "builtin", "nohup", "busybox", "noglob", "nocorrect", "-":
+		// zsh's precommand modifiers noglob, nocorrect and - run the
+		// command after them.
 		i, _ := noOpts.parse(args)
+		if name == "-" {
+			i = 0
+		}
 		if i < len(args) {
 			a.then(c.with(name), args[i:], in)
 			return
@@ -172,6 +193,12 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		i, _ := wrapperOpts[name].parse(args)
 		if i < len(args) {
 			a.then(c.with(name), args[i:], in)
+			return
+		}
+	case "repeat":
+		// zsh's repeat N CMD.
+		if len(args) > 1 {
+			a.then(c.with(name), args[1:], in)
 			return
 		}
 	case "timeout":
@@ -204,7 +231,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		}
 	case "eval":
 		if len(args) > 0 {
-			a.codeFields(c, name, src, args, in)
+			a.codeFields(c.handing(c.lang), name, src, args, in)
 			return
 		}
 	case "su":
@@ -251,7 +278,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "source", ".":
 		if len(args) > 0 {
 			if f, ok := a.scriptFile(args[0], in); ok {
-				a.fileCode(c, name, src, f)
+				a.fileCode(c.handing(c.lang), name, src, f)
 				return
 			}
 		}
@@ -262,7 +289,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			i = 1
 		}
 		if len(args) > i+1 && (args[i].dyn || args[i].val != "-" && args[i].val != "" && args[i].val[0] != '-' || i == 1) {
-			a.codeFields(c, name, src, args[i:i+1], nil)
+			a.codeFields(c.handing(c.lang), name, src, args[i:i+1], nil)
 			return
 		}
 	case "alias":
@@ -287,6 +314,14 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		a.crontab(c, src, args, in)
 	case "sed", "gsed":
 		a.sed(c, src, args)
+	case "make", "gmake":
+		a.makeCommand(c, src, args, in)
+	case "pwsh", "powershell", "pwsh.exe", "powershell.exe":
+		a.powershellFile(c, name, src, args, in)
+	case "gdb", "cgdb":
+		a.gdb(c, src, args, in)
+	case "sqlite3":
+		a.sqlite3(c, src, args, in)
 	case "git":
 		a.git(c, src, args)
 	case "tar", "gtar", "bsdtar":
@@ -317,7 +352,21 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 	case "unset", "read", "printf", "test", "[", "wait", "mapfile", "readarray", "compgen", "complete":
 		a.evaluatedWords(c, name, src, args)
 	default:
+		switch {
+		case name == "npm", name == "yarn", name == "pnpm", name == "bun":
+			a.packageScripts(c, name, src, args)
+		case vimNames[name]:
+			a.vim(c, name, src, args, in)
+		}
+		if !builtins[name] && a.runsWritten(c, src, fields, in) {
+			// A file the command string wrote, which a folder of PATH
+			// may hold.
+			return
+		}
 		if it, label, ok := interpreterOf(name); ok {
+			if it.lang == "python" {
+				a.pythonStartup(c, label, src)
+			}
 			a.interp(c, it, label, src, args, in)
 			break
 		}
@@ -331,10 +380,31 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			}
 		}
 	}
+	a.toolWrites(c, name, args, in)
 	i := a.invoke(c, c.host, name, args, in)
 	if strings.Contains(fields[0].val, "/") {
 		a.out.Invocations[i].Path = fields[0].val
 	}
+}
+
+// shells are the shells whose code the analysis reads.
+var shells = map[string]bool{
+	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+	"tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true, "ksh93": true, "oksh": true, "loksh": true,
+}
+
+// builtins are bash's builtins and keywords, which no file of PATH
+// replaces.
+var builtins = map[string]bool{
+	"alias": true, "bg": true, "bind": true, "break": true, "builtin": true, "caller": true, "cd": true,
+	"command": true, "compgen": true, "complete": true, "compopt": true, "continue": true, "declare": true,
+	"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true,
+	"export": true, "false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true,
+	"history": true, "jobs": true, "kill": true, "let": true, "local": true, "logout": true, "mapfile": true,
+	"popd": true, "printf": true, "pushd": true, "pwd": true, "read": true, "readarray": true,
+	"readonly": true, "return": true, "set": true, "shift": true, "shopt": true, "source": true,
+	"suspend": true, "test": true, "times": true, "trap": true, "true": true, "type": true, "typeset": true,
+	"ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true, ".": true, ":": true, "[": true,
 }
 
 // xargsInput stands for the arguments xargs reads at run time.
@@ -485,6 +555,7 @@ loop:
 		}
 	}
 	operands := args[min(i, len(args)):]
+	c = c.handing(shellDialect(name))
 	switch {
 	case cmdMode && len(operands) > 0:
 		a.codeFields(c, name+" -c", src, operands[:1], in)
@@ -565,11 +636,11 @@ func (a *analyzer) codeOn(c *code, host string, via []string, src string, words 
 func (a *analyzer) codeAt(c *code, text, host string, via []string, in *input) {
 	if host != c.host {
 		// Nor do the environment and the descriptors of this side.
-		outer, env, fds := a.writes, a.environ, a.fds
-		a.writes, a.environ, a.fds = nil, nil, [maxDescriptors]*input{}
-		defer func() { a.writes, a.environ, a.fds = outer, env, fds }()
+		outer, reads, env, fds, outFds := a.writes, a.reads, a.environ, a.fds, a.outFds
+		a.writes, a.reads, a.environ, a.fds, a.outFds = nil, nil, nil, [maxDescriptors]*input{}, [maxDescriptors]string{}
+		defer func() { a.writes, a.reads, a.environ, a.fds, a.outFds = outer, reads, env, fds, outFds }()
 	}
-	a.code(text, host, via, c.depth+1, in)
+	a.codeIn(c.handTo, text, host, via, c.depth+1, in)
 }
 
 // findExec reports the commands of find's -exec, -execdir, -ok and -okdir.
@@ -611,6 +682,9 @@ func (a *analyzer) invoke(c *code, host, name string, args []field, in *input) i
 	inv := Invocation{Name: name, Args: make([]string, len(args)), Host: host, Via: c.via, Env: a.environ}
 	if len(a.writes) > 0 {
 		inv.Writes = append([]string(nil), a.writes...)
+	}
+	if len(a.reads) > 0 {
+		inv.Reads = append([]string(nil), a.reads...)
 	}
 	for i, f := range args {
 		inv.Args[i] = f.val
@@ -689,6 +763,9 @@ type opts struct {
 	short string
 	// long holds the long options that take a separate value.
 	long []string
+	// longN holds the long options that take more than one value, with
+	// how many (bwrap --bind SRC DEST).
+	longN map[string]int
 }
 
 // option is one option seen on a command line; val is its value, if any.
@@ -756,6 +833,9 @@ func (o opts) parse(args []field) (int, options) {
 			} else if slices.Contains(o.long, name) && i < len(args) {
 				opt.val = args[i]
 				i++
+			} else if n := o.longN[name]; n > 0 && i < len(args) {
+				opt.val = args[i]
+				i = min(i+n, len(args))
 			}
 			seen = append(seen, opt)
 			continue

@@ -56,7 +56,7 @@ func (a *analyzer) fileInput(f field) *input {
 		return &input{kind: inDynamic, via: f.val}
 	}
 	if !f.dyn {
-		if in, ok := a.written[cleanPath(f.val)]; ok {
+		if in, ok := a.wroteFile(f.val); ok {
 			return in
 		}
 	}
@@ -91,66 +91,6 @@ func descriptorPath(f field) (int, bool) {
 	return n, err == nil && n >= 0
 }
 
-// A script can also be a file the command string writes before it runs
-// it: "cat > x.sh <<'EOF' ... EOF; bash x.sh", a FIFO fed by "echo ... >
-// p". The analysis keeps what the output redirections of the command
-// string write to each file (the static output of echo, printf or cat,
-// or text known only at run time) and reads it where the file is run as
-// a script.
-
-// maxWritten bounds the files whose written text the analysis keeps;
-// past it, a script file it does not keep may be one written, and is
-// dynamic.
-const maxWritten = 16
-
-// wrote records what statement s writes to the file path: its static
-// output, or text known only at run time; appended to what it wrote
-// before when appending.
-func (a *analyzer) wrote(c *code, path string, appending bool, s *syntax.Stmt) {
-	if c.host != "" {
-		return // a file of another host
-	}
-	// The statement's output is what its command writes, read without
-	// the redirections that send it to files.
-	inputs := &syntax.Stmt{Cmd: s.Cmd}
-	for _, r := range s.Redirs {
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc, syntax.WordHdoc, syntax.RdrIn:
-			inputs.Redirs = append(inputs.Redirs, r)
-		}
-	}
-	out, static := staticOutput(c, inputs)
-	in := &input{kind: inText, text: out, code: out, via: path}
-	if !static {
-		in = &input{kind: inDynamic, via: path}
-	}
-	key := cleanPath(path)
-	if prev, ok := a.written[key]; ok && appending {
-		if prev.kind != inText || in.kind != inText {
-			in = &input{kind: inDynamic, via: path}
-		} else {
-			in.text, in.code = prev.text+out, prev.code+out
-		}
-	}
-	if _, ok := a.written[key]; !ok && len(a.written) >= maxWritten {
-		a.writtenLost = true
-		return
-	}
-	if a.written == nil {
-		a.written = make(map[string]*input)
-	}
-	a.written[key] = in
-}
-
-// cleanPath is the key a file is kept under: "./x.sh" and "x.sh" alike.
-func cleanPath(p string) string {
-	p = strings.TrimPrefix(p, "./")
-	for strings.Contains(p, "//") {
-		p = strings.ReplaceAll(p, "//", "/")
-	}
-	return p
-}
-
 // scriptFile returns what a shell or source reads when it runs the script
 // file named by f: the output of a <(...), the text of a descriptor, the
 // network, or what the command string wrote to the file. It reports false
@@ -160,7 +100,7 @@ func (a *analyzer) scriptFile(f field, stdin *input) (*input, bool) {
 		return f.file, true
 	}
 	if !f.dyn {
-		if in, ok := a.written[cleanPath(f.val)]; ok {
+		if in, ok := a.wroteFile(f.val); ok {
 			return in, true
 		}
 		if a.writtenLost {

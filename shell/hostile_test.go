@@ -53,6 +53,18 @@ var hostileCases = []struct {
 	// after it are still analysed.
 	{"many pieces of code handed on", strings.Repeat("eval ls\n", maxReparses+10) + "govc vm.destroy web-01", "govc", true},
 	{"code handed on past the bound in code that does not run", strings.Repeat("eval ls\n", maxReparses-1) + "eval 'eval ls; if'\neval ls\n", "", true},
+	// Code read again is bounded by its bytes, not only by its pieces:
+	// each run parses the whole script again.
+	{"a written script run on every line", "cat > r <<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat("bash r\n", 4000) + "govc vm.destroy web-01", "govc", true},
+	{"a descriptor sourced on every line", "exec 3<<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat(". /dev/fd/3\n", 4000) + "govc vm.destroy web-01", "govc", true},
+	{"a written script run within the bound", "cat > r <<'E'\n" + strings.Repeat("true\n", 10000) + "E\n" + strings.Repeat("bash r\n", 4) + "govc vm.destroy web-01", "govc", false},
+	// Lines mended because the parser reads them otherwise than bash
+	// are parsed again a bounded number of times.
+	{"comments ending in a backslash within the bound", strings.Repeat("ls #\\\nls\n", maxMends) + "govc vm.destroy web-01", "govc", false},
+	{"comments ending in a backslash past the bound", strings.Repeat("ls #\\\nls\n", 100000) + "govc vm.destroy web-01", "", true},
+	{"heredoc delimiters past the bound", strings.Repeat("cat <<$'E\\x4fF'\nx\nEOF\n", 100000) + "govc vm.destroy web-01", "", true},
+	{"a comment joining every line", strings.Repeat("ls #\\\n", 1<<20) + "govc vm.destroy web-01", "", true},
+	{"a script appended to on every line", strings.Repeat("echo ls >> f\n", 20000) + "bash f\ngovc vm.destroy web-01", "govc", false},
 }
 
 func TestHostile(t *testing.T) {

@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"encoding/base64"
+	"net/url"
 	"strings"
 )
 
@@ -89,9 +91,17 @@ type interpreter struct {
 	// (python -m), after which the words are the module's.
 	module byte
 	// files are the letters and long options that name a program file
-	// instead (awk -f), which the command string does not show.
+	// instead (awk -f), read when the command string wrote it.
 	files     string
 	longFiles []string
+	// preload are the letters and long options whose value is a module
+	// loaded before the code (node -r, --import): a data: URL is code,
+	// and so is a module the command string wrote.
+	preload     string
+	longPreload []string
+	// noScript says that the operands are not a script (emacs visits
+	// them as files).
+	noScript bool
 }
 
 // interpreters are the interpreters the analysis reads, by command name
@@ -100,10 +110,15 @@ var interpreters = map[string]interpreter{
 	"python": {lang: "python", code: "c", values: "WXQ", module: 'm'},
 	"perl":   {lang: "perl", code: "eE", many: true},
 	"ruby":   {lang: "ruby", code: "e", values: "ICErF", many: true},
-	"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "rC", longValues: []string{"require", "import", "loader", "experimental-loader", "input-type", "conditions", "env-file"}},
-	"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "r", longValues: []string{"preload", "cwd", "env-file"}},
+	"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "C", longValues: []string{"input-type", "conditions", "env-file"}, preload: "r", longPreload: []string{"require", "import", "loader", "experimental-loader"}},
+	"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "", longValues: []string{"cwd", "env-file"}, preload: "r", longPreload: []string{"preload"}},
 	"php":    {lang: "php", code: "rBRE", values: "cdzt", many: true, files: "fF", longValues: []string{"define"}},
 	"awk":    {lang: "awk", code: "e", values: "vFilL", many: true, files: "fE", long: []string{"source"}, longValues: []string{"assign", "field-separator", "include", "load"}, longFiles: []string{"file", "exec"}},
+	"tclsh":  {lang: "tcl"},
+	"lua":    {lang: "lua", code: "e", many: true, values: "l"},
+	"R":      {lang: "r", code: "e", many: true, files: "f", longFiles: []string{"file"}, longValues: []string{"encoding", "args"}},
+	"julia":  {lang: "julia", code: "eE", many: true, files: "L", values: "CJOgpMt", longFiles: []string{"load"}, longValues: []string{"project", "threads", "sysimage", "startup-file", "history-file", "compile", "optimize", "check-bounds", "depwarn", "color", "banner", "inline", "math-mode", "procs", "machine-file"}},
+	"emacs":  {lang: "elisp", long: []string{"eval", "execute"}, many: true, longFiles: []string{"load", "script"}, longValues: []string{"funcall", "directory", "chdir", "eval-file", "insert", "display", "name", "title", "font", "geometry", "user", "init-directory"}, noScript: true},
 }
 
 // interpreterOf returns the interpreter a command name runs, and the name
@@ -119,19 +134,42 @@ func interpreterOf(name string) (interpreter, string, bool) {
 		return interpreters["node"], "node", true
 	case "awk", "gawk", "mawk", "nawk":
 		return interpreters["awk"], "awk", true
+	case "tclsh", "wish", "jimsh":
+		return interpreters["tclsh"], base, true
+	case "lua", "luajit":
+		return interpreters["lua"], base, true
+	case "R", "Rscript":
+		return interpreters["R"], base, true
+	case "julia":
+		return interpreters["julia"], base, true
+	case "emacs", "emacs-nox":
+		return interpreters["emacs"], "emacs", true
 	}
 	return interpreter{}, "", false
 }
 
 // interp analyses the code an interpreter runs: the value of its code
-// options, its program operand (awk), or the script it reads on stdin
-// (also from /dev/stdin or a descriptor, or as "-"). A script or program
-// in a file the command string does not show is not read, as for the
-// shell. The interpreter itself is reported as an invocation by the
-// caller.
+// options, its program operand (awk), the script it reads on stdin (also
+// from /dev/stdin or a descriptor, or as "-"), a program file (awk -f,
+// php -f) or module (python -m, node -r, --import) the command string
+// wrote, and a module given as a data: URL. A script or program in a
+// file the command string does not show is not read, as for the shell.
+// The interpreter itself is reported as an invocation by the caller.
 func (a *analyzer) interp(c *code, it interpreter, label, src string, args []field, in *input) {
-	var codes []field
+	if it.lang == "elisp" {
+		args = emacsArgs(args)
+	}
+	var codes, loaded []field
+	program := false // the program came from a file option
 	i := 0
+	// load reads the file or module an option names; it reports false
+	// for one the command string does not show.
+	load := func(v field, preload bool) {
+		if f, ok := a.moduleCode(c, src, v, in, preload); ok {
+			loaded = append(loaded, f)
+		}
+		program = program || !preload
+	}
 options:
 	for i < len(args) {
 		f := args[i]
@@ -146,8 +184,12 @@ options:
 		if strings.HasPrefix(s, "--") {
 			opt, val, hasVal := strings.Cut(s[2:], "=")
 			switch {
-			case containsString(it.longFiles, opt):
-				return
+			case containsString(it.longFiles, opt), containsString(it.longPreload, opt):
+				v := staticField(val)
+				if !hasVal && i < len(args) {
+					v, i = args[i], i+1
+				}
+				load(v, containsString(it.longPreload, opt))
 			case containsString(it.long, opt):
 				if hasVal {
 					codes = append(codes, staticField(val))
@@ -177,10 +219,28 @@ options:
 					break options
 				}
 				continue options
-			case strings.IndexByte(it.files, letter) >= 0:
-				return
+			case strings.IndexByte(it.files, letter) >= 0, strings.IndexByte(it.preload, letter) >= 0:
+				v := staticField(s[j+1:])
+				if j == len(s)-1 && i < len(args) {
+					v, i = args[i], i+1
+				}
+				load(v, strings.IndexByte(it.preload, letter) >= 0)
+				continue options
 			case it.module != 0 && letter == it.module:
-				return // python -m: a module, not code
+				// python -m MODULE runs MODULE.py or MODULE/__main__.py.
+				mod := staticField(s[j+1:])
+				if mod.val == "" && i < len(args) {
+					mod = args[i]
+				}
+				if !mod.dyn {
+					p := strings.ReplaceAll(mod.val, ".", "/")
+					if _, ok := a.wroteFile(p + ".py"); !ok {
+						p += "/__main__"
+					}
+					mod.val = p + ".py"
+				}
+				load(mod, false)
+				break options
 			case it.lang == "perl" && (letter == 'M' || letter == 'm'):
 				// perl runs -MModule=args as "use Module args;".
 				codes = append(codes, staticField("use "+strings.Replace(s[j+1:], "=", " ", 1)+";"))
@@ -195,23 +255,25 @@ options:
 	}
 	var script *input
 	switch {
+	case program:
+		// The program, or the script, is the file an option named.
 	case len(codes) > 0:
 	case it.lang == "awk":
 		// The first operand is the program.
 		if i < len(args) {
 			codes = append(codes, args[i])
 		}
+	case it.noScript:
 	case i < len(args) && !args[i].dyn && args[i].val == "-", i >= len(args):
 		script = in
 	default:
-		f, isFile := a.scriptFile(args[i], in)
-		if !isFile {
-			return
+		if f, isFile := a.scriptFile(args[i], in); isFile {
+			script = f
 		}
-		script = f
 	}
+	codes = append(loaded, codes...)
 	lang := it.lang
-	if lang == "php" && script == nil {
+	if lang == "php" && script == nil && !program {
 		// php -r and its kin take code without <?php tags.
 		lang = "php-code"
 	}
@@ -247,6 +309,86 @@ options:
 		text.WriteString(f.val)
 	}
 	a.interpCode(c, label, src, lang, text.String())
+}
+
+// emacsArgs returns emacs's arguments with its options of one dash and
+// its short options spelled long, as the interpreter table names them.
+func emacsArgs(args []field) []field {
+	out := make([]field, len(args))
+	for i, f := range args {
+		out[i] = f
+		if f.dyn {
+			continue
+		}
+		switch name, val, hasVal := strings.Cut(f.val, "="); name {
+		case "-eval", "-execute", "-load", "-script", "-batch", "-funcall", "-directory", "-chdir", "-insert", "-l", "-x", "-f":
+			long := map[string]string{"-l": "--load", "-x": "--script", "-f": "--funcall"}[name]
+			if long == "" {
+				long = "-" + name
+			}
+			if hasVal {
+				long += "=" + val
+			}
+			out[i] = staticField(long)
+		}
+	}
+	return out
+}
+
+// moduleCode returns the code of a file or module an interpreter's option
+// names: a data: URL's (node --import=data:text/javascript,CODE), or what
+// the command string wrote there; one decided at run time is dynamic. It
+// reports false for a file the command string does not show.
+func (a *analyzer) moduleCode(c *code, src string, v field, in *input, preload bool) (field, bool) {
+	if v.dyn {
+		a.dynamic(c, src)
+		return field{}, false
+	}
+	if preload {
+		if code, ok := dataURL(v.val); ok {
+			return staticField(code), true
+		} else if strings.HasPrefix(v.val, "data:") {
+			a.dynamic(c, src)
+			return field{}, false
+		}
+	}
+	f, ok := a.scriptFile(v, in)
+	switch {
+	case !ok:
+		return field{}, false
+	case f.kind == inText:
+		return staticField(f.text), true
+	case f.kind == inDynamic:
+		a.dynamic(c, src)
+		if f.code != "" {
+			return staticField(f.code), true
+		}
+	}
+	return field{}, false
+}
+
+// dataURL returns the text of a data: URL, percent-decoded or, with
+// ;base64, base64-decoded.
+func dataURL(u string) (string, bool) {
+	rest, ok := strings.CutPrefix(u, "data:")
+	if !ok {
+		return "", false
+	}
+	meta, data, ok := strings.Cut(rest, ",")
+	if !ok {
+		return "", false
+	}
+	if strings.HasSuffix(meta, ";base64") {
+		b, err := base64.StdEncoding.DecodeString(data)
+		if err != nil {
+			if b, err = base64.RawStdEncoding.DecodeString(data); err != nil {
+				return "", false
+			}
+		}
+		return string(b), true
+	}
+	text, err := url.PathUnescape(data)
+	return text, err == nil
 }
 
 func containsString(list []string, s string) bool {
@@ -347,6 +489,16 @@ func readInterp(r *interpResult, lang, code string, depth int) {
 		readPHP(r, lexPHP(code).toks, depth)
 	case "awk":
 		readAwk(r, lexAwk(code).toks)
+	case "tcl":
+		readTcl(r, code, 0)
+	case "lua":
+		readLua(r, lexLua(code).toks, depth)
+	case "r":
+		readR(r, lexR(code).toks, depth)
+	case "julia":
+		readJulia(r, lexJulia(code).toks, depth)
+	case "elisp":
+		readLisp(r, lexLisp(code).toks)
 	}
 }
 

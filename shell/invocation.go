@@ -33,6 +33,12 @@ type Invocation struct {
 	// as static text or, when known only at run time, as source text.
 	// /dev/null and duplicated descriptors (>&2) are not writes.
 	Writes []string `json:"writes,omitempty"`
+	// Reads lists the files the command's input redirections read, its
+	// own and those of the statements around it ("cat < f", "while read
+	// l; do ...; done < f", "exec 3< f"), as static text or, when known
+	// only at run time, as source text. Bash expands a pattern there to
+	// the one file it matches. /dev/null is not listed.
+	Reads []string `json:"reads,omitempty"`
 	// Env lists the variables the command is given in its environment,
 	// as NAME=VALUE: the assignments before it and those env and sudo
 	// set, outermost first, and the text of a value known only at run
@@ -45,6 +51,11 @@ type Invocation struct {
 	// a script read from a file, leaves it unset. The policy reads it; it
 	// is not part of the JSON form.
 	Analysed bool `json:"-"`
+	// Remote is the code of an analysed remote command, as the host's
+	// login shell reads it, for the policy to read also as cmd.exe and
+	// PowerShell read it (a Windows host's login shell). It is not part
+	// of the JSON form.
+	Remote string `json:"-"`
 	// Via lists the wrappers and shells the command was reached through,
 	// outermost first, such as "sudo", "bash -c", "$(...)", "ssh web-01".
 	Via []string `json:"via,omitempty"`

@@ -45,7 +45,7 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 		return
 	}
 	src, cr := protectCR(text)
-	inner := &code{src: src, cr: cr, host: c.host, via: via, depth: c.depth + 1}
+	inner := &code{src: src, cr: cr, host: c.host, via: via, depth: c.depth + 1, lang: c.lang}
 	var (
 		w   *syntax.Word
 		err error
@@ -58,9 +58,9 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 				err = fmt.Errorf("parser failure: %v", r)
 			}
 		}()
-		p := a.parser()
+		p := a.parser(c.lang)
 		if w, err = p.Document(&depthReader{a: a, src: src}); err == nil {
-			a.release(p)
+			a.release(c.lang, p)
 		}
 	}()
 	if err != nil {
@@ -70,7 +70,7 @@ func (a *analyzer) reexpand(c *code, text, label string) {
 		})
 		return
 	}
-	a.word(inner, w)
+	a.wordIn(inner, w, true)
 }
 
 // holdsSubst reports whether text holds a command substitution, $(...) or
@@ -148,7 +148,9 @@ var envVars = map[string]envKind{
 	"PROMPT_COMMAND": envCode, "PAGER": envCode, "GIT_PAGER": envCode, "MANPAGER": envCode,
 	"SYSTEMD_PAGER": envCode, "EDITOR": envCode, "VISUAL": envCode, "GIT_EDITOR": envCode,
 	"GIT_SEQUENCE_EDITOR": envCode, "SUDO_EDITOR": envCode, "FCEDIT": envCode,
-	"LESSOPEN": envCode, "LESSCLOSE": envCode,
+	"LESSOPEN": envCode, "LESSCLOSE": envCode, "KUBE_EDITOR": envCode, "SYSTEMD_EDITOR": envCode,
+	"GH_EDITOR": envCode, "GH_PAGER": envCode, "SVN_EDITOR": envCode, "HGEDITOR": envCode,
+	"PSQL_EDITOR": envCode, "PSQL_PAGER": envCode, "AWS_PAGER": envCode,
 	"GIT_SSH_COMMAND": envTransport, "GIT_SSH": envTransport, "RSYNC_RSH": envTransport,
 	"SVN_SSH": envTransport, "CVS_RSH": envTransport,
 	"GIT_ASKPASS": envProgram, "SSH_ASKPASS": envProgram, "SUDO_ASKPASS": envProgram,
@@ -200,6 +202,9 @@ func (a *analyzer) assignedCode(c *code, src, name string, value field) {
 		a.functionValue(c, src, body, value)
 		return
 	}
+	if a.optionsValue(c, src, name, value) {
+		return
+	}
 	if !value.dyn && armedSubscript(value.val) {
 		a.reexpand(c, value.val, label)
 	}
@@ -224,7 +229,7 @@ func (a *analyzer) functionValue(c *code, src, name string, value field) {
 	if !validAliasName(name) {
 		name = "f"
 	}
-	a.codeAt(c, name+" "+value.val, c.host, appendVia(c.via, "BASH_FUNC_"+name+"%%"), nil)
+	a.codeAt(c.handing(dBash), name+" "+value.val, c.host, appendVia(c.via, "BASH_FUNC_"+name+"%%"), nil)
 }
 
 // cutAssignment splits a word NAME=VALUE given to a builtin, env or sudo.
@@ -360,4 +365,81 @@ const transportPlaceholder = "${__rewind_transport__}"
 func (a *analyzer) transport(c *code, label, src string, value field) {
 	extra := field{val: transportPlaceholder, approx: transportPlaceholder, skel: transportPlaceholder}
 	a.codeFields(c, label, src, []field{value, extra}, nil)
+}
+
+// optionsValue analyses the variables that give a program options or
+// configuration holding code: NODE_OPTIONS (modules node loads first),
+// git's GIT_CONFIG_PARAMETERS and GIT_CONFIG_KEY_n with GIT_CONFIG_VALUE_n,
+// and MAKEFLAGS (make --eval). It reports false for another variable.
+func (a *analyzer) optionsValue(c *code, src, name string, value field) bool {
+	switch {
+	case name == "NODE_OPTIONS":
+		if value.dyn {
+			a.dynamic(c, src)
+			return true
+		}
+		words := shellWords(value.val)
+		for k := 0; k < len(words); k++ {
+			opt, v, hasVal := strings.Cut(words[k], "=")
+			switch opt {
+			case "-r", "--require", "--import", "--loader", "--experimental-loader":
+				if !hasVal && k+1 < len(words) {
+					k++
+					v = words[k]
+				}
+				if f, ok := a.moduleCode(c, src, staticField(v), nil, true); ok {
+					a.interpCode(c, name+"=", src, "js", f.val)
+				}
+			}
+		}
+	case name == "GIT_CONFIG_PARAMETERS":
+		if value.dyn {
+			a.dynamic(c, src)
+			return true
+		}
+		// 'key'='value' words, as git quotes them.
+		for _, w := range shellWords(value.val) {
+			if key, v, ok := strings.Cut(w, "="); ok {
+				a.gitValue(c, src, key, staticField(v))
+			}
+		}
+	case strings.HasPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_"):
+		// A key and its value come in two variables, in either order.
+		n, isValue := strings.TrimPrefix(name, "GIT_CONFIG_KEY_"), strings.HasPrefix(name, "GIT_CONFIG_VALUE_")
+		if isValue {
+			n = strings.TrimPrefix(name, "GIT_CONFIG_VALUE_")
+		}
+		if a.gitEnv == nil {
+			a.gitEnv = make(map[string][2]*field)
+		}
+		pair := a.gitEnv[n]
+		v := value
+		pair[btoi(isValue)] = &v
+		if len(a.gitEnv) < maxNames {
+			a.gitEnv[n] = pair
+		}
+		switch {
+		case pair[0] == nil || pair[1] == nil:
+		case pair[0].dyn:
+			a.dynamic(c, src)
+		default:
+			a.gitValue(c, src, pair[0].val, *pair[1])
+		}
+	case name == "MAKEFLAGS", name == "MFLAGS", name == "GNUMAKEFLAGS":
+		if value.dyn {
+			a.dynamic(c, src)
+			return true
+		}
+		a.makeFlags(c, src, makeWords(value.val))
+	default:
+		return false
+	}
+	return true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -76,12 +76,18 @@ func (a *analyzer) remoteSession(c *code, self int, step, src, host string, remo
 	via := appendVia(c.via, step)
 	if len(remote) > 0 {
 		a.out.Invocations[self].Analysed = true
+		parts := make([]string, len(remote))
+		for i, f := range remote {
+			parts[i] = f.skel
+		}
+		a.out.Invocations[self].Remote = strings.Join(parts, " ")
 		a.codeOn(c, host, via, src, remote, in)
 		return
 	}
 	// Without a command the remote login shell reads stdin as a script.
 	if a.stdinCode(c, host, via, step, src, in) {
 		a.out.Invocations[self].Analysed = true
+		a.out.Invocations[self].Remote = in.code
 	}
 }
 

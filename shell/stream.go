@@ -47,6 +47,8 @@ type depthReader struct {
 	src   string
 	reads int
 	pcs   [1]uintptr
+	// stop ends the parse: the source is to be mended (see walkSource).
+	stop bool
 }
 
 // depthCheck is how many reads of the parser depthReader checks the depth
@@ -54,6 +56,9 @@ type depthReader struct {
 const depthCheck = 8
 
 func (r *depthReader) Read(p []byte) (int, error) {
+	if r.stop {
+		return 0, errMend
+	}
 	if len(r.src) == 0 {
 		return 0, io.EOF
 	}
@@ -100,8 +105,27 @@ func (p *pending) ready() bool {
 // even if some of its statements were whole ("a; if"), while the lines
 // before it have run. So the findings of a line stand once the next line
 // begins; on an error those of the failing line are dropped and the text
-// from its start is reported as Unparsed.
+// from its start is reported as Unparsed. Where the parser reads the line
+// otherwise than bash (see disagree.go), the source is mended and parsed
+// again from the line's start.
 func (a *analyzer) walkSource(c *code, stdin *input) {
+	for mends := 0; ; mends++ {
+		next := a.walkOnce(c, stdin)
+		if next == nil {
+			return
+		}
+		if mends == maxMends {
+			a.unparsed(c.text(next.src), "too many lines read again", c.host, c.via)
+			return
+		}
+		c = next
+	}
+}
+
+// walkOnce is one pass of walkSource. When the source is to be mended it
+// rolls back the findings of the line being read and returns the code to
+// go on with: the mended source from that line's start.
+func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 	top := c.depth == 0
 	if top {
 		a.newLine = true
@@ -115,7 +139,18 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 		queue     []pending
 		err       error
 		walking   bool
+		fix       []mend // the mends to make, once the parser stops
+		limit     bool   // the source needs mends it cannot have
+		reader    = &depthReader{a: a, src: c.src}
 	)
+	mendWith := func(ms []mend, ok bool) {
+		if !ok {
+			limit = true
+		}
+		if len(ms) > 0 || !ok {
+			fix, reader.stop = ms, true
+		}
+	}
 	// The parser may panic on input it cannot handle: the hook must
 	// answer, and that text is reported as unparsed. A panic in the walk
 	// is a bug of ours and goes on.
@@ -131,19 +166,27 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 		// The sequence is drained rather than left with break: the
 		// parser may yield once more after an error, which panics after
 		// a break.
-		parser := a.parser()
-		for s, serr := range parser.StmtsSeq(&depthReader{a: a, src: c.src}) {
-			if err != nil {
+		parser := a.parser(c.lang)
+		for s, serr := range parser.StmtsSeq(reader) {
+			if err != nil || reader.stop {
 				continue
 			}
 			if serr != nil {
 				err = serr
 				continue
 			}
+			if ms := commentJoins(c, s); len(ms) > 0 {
+				mendWith(ms, true)
+				continue
+			}
 			walking = true
 			if prevEnd >= 0 && newlineBetween(c.src, prevEnd, int(s.Pos().Offset())) {
 				// The line so far is complete: bash runs it.
-				queue = a.walkReady(c, queue, stdin, true)
+				if queue, fix, limit = a.walkReady(c, queue, stdin, true); fix != nil || limit {
+					reader.stop = true
+					walking = false
+					continue
+				}
 				committed = endOfLine(c.src, lineEnd, hdocs)
 				lineEnd, hdocs = 0, hdocs[:0]
 				mark = a.commit(top)
@@ -152,44 +195,103 @@ func (a *analyzer) walkSource(c *code, stdin *input) {
 			hdocs = append(hdocs, p.hdocs...)
 			prevEnd = int(s.End().Offset())
 			lineEnd = max(lineEnd, prevEnd)
-			queue = a.walkReady(c, append(queue, p), stdin, false)
+			if queue, fix, limit = a.walkReady(c, append(queue, p), stdin, false); fix != nil || limit {
+				reader.stop = true
+			}
 			walking = false
 		}
-		if err == nil {
-			a.release(parser)
+		if err == nil && !reader.stop {
+			a.release(c.lang, parser)
 		}
 	}()
+	if reader.stop {
+		return a.remend(c, mark, committed, len(c.src)-len(reader.src), fix, limit)
+	}
+	if err != nil {
+		// A heredoc whose end the parser did not find may be one whose
+		// delimiter it reads otherwise than bash; dash reads "&>" as two
+		// operators.
+		if ms, ok := a.errorHeredoc(c, err); len(ms) > 0 || !ok {
+			return a.remend(c, mark, committed, len(c.src)-len(reader.src), ms, !ok)
+		}
+		if ms, ok := posixMend(c, err); ok {
+			return a.remend(c, mark, committed, len(c.src)-len(reader.src), ms, false)
+		}
+	}
 	if err != nil && prevEnd >= 0 && lineComplete(c.src, prevEnd, hdocs) {
 		// The error is on a line after the last statement's.
-		a.walkReady(c, queue, stdin, true)
+		if queue, fix, limit = a.walkReady(c, queue, stdin, true); fix != nil || limit {
+			return a.remend(c, mark, committed, len(c.src)-len(reader.src), fix, limit)
+		}
 		committed = endOfLine(c.src, lineEnd, hdocs)
 		mark = a.commit(top)
 	}
 	if err != nil {
 		a.rollback(mark)
+		rest := c.src[min(committed, len(c.src)):]
+		limit := errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge)
+		if !limit && c.extra {
+			// The shell this reading is for cannot parse the line and
+			// runs none of it; the other reading stands.
+			return nil
+		}
 		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
-			Text: c.text(c.src[min(committed, len(c.src)):]), Err: err.Error(), Host: c.host, Via: c.via,
-			Limit: errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge),
+			Text: c.text(rest), Err: err.Error(), Host: c.host, Via: c.via, Limit: limit,
 		})
-		return
+		if !limit && c.zshToo {
+			// What bash cannot parse, zsh may run: its short loops,
+			// anonymous functions, parameter flags.
+			a.code(c.text(rest), c.host, appendVia(c.via, "zsh"), c.depth+1, stdin, dZsh, true)
+		}
+		return nil
 	}
-	a.walkReady(c, queue, stdin, true)
+	if _, fix, limit = a.walkReady(c, queue, stdin, true); fix != nil || limit {
+		return a.remend(c, mark, committed, len(c.src)-len(reader.src), fix, limit)
+	}
 	a.commit(top)
+	return nil
+}
+
+// remend drops the findings of the line being read and returns the code to
+// read again from the line's start, committed, with the mends made; or,
+// when the mends cannot be made or cost more than is left to parse,
+// reports the rest as past a limit and returns nil. read is how far the
+// parser had read, which is parsed again.
+func (a *analyzer) remend(c *code, mark outMark, committed, read int, fix []mend, limit bool) *code {
+	a.rollback(mark)
+	rest := c.src[min(committed, len(c.src)):]
+	if a.reparseBytes -= max(read-committed, 0); limit || a.reparseBytes < 0 {
+		a.unparsed(c.text(rest), "a line bash reads otherwise than the parser", c.host, c.via)
+		return nil
+	}
+	for i := range fix {
+		fix[i].off -= committed
+	}
+	n := *c
+	n.src = mended(rest, fix)
+	return &n
 }
 
 // walkReady walks the statements at the head of queue whose heredoc
 // bodies are read, or all of them when all is set, in order, and returns
-// the rest.
-func (a *analyzer) walkReady(c *code, queue []pending, stdin *input, all bool) []pending {
+// the rest. It stops before a statement with a heredoc delimiter the
+// parser reads otherwise than bash, and returns the mends it needs, or
+// limit set when it cannot be mended.
+func (a *analyzer) walkReady(c *code, queue []pending, stdin *input, all bool) (rest []pending, fix []mend, limit bool) {
 	i := 0
 	for ; i < len(queue) && (all || queue[i].ready()); i++ {
+		if len(queue[i].hdocs) > 0 {
+			if ms, ok := heredocMends(c, queue[i].hdocs); len(ms) > 0 || !ok {
+				return nil, ms, !ok
+			}
+		}
 		a.stmt(c, queue[i].stmt, stdin)
 		queue[i] = pending{}
 	}
 	if i == len(queue) {
-		return queue[:0]
+		return queue[:0], nil, false
 	}
-	return queue[i:]
+	return queue[i:], nil, false
 }
 
 // heredocsOf returns the heredoc redirections in s.

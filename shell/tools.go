@@ -26,7 +26,7 @@ var gitKeys = map[string]envKind{
 	"instaweb.httpd": envCode, "remote.*.uploadpack": envCode, "remote.*.receivepack": envCode,
 	"uploadpack.packobjectshook": envCode, "alias.*": envCode,
 	"core.sshcommand": envTransport,
-	"include.path":    envScript, "includeif.*.path": envScript,
+	"include.path":    envScript, "includeif.*.path": envScript, "core.hookspath": envScript,
 }
 
 // gitKey returns what git's configuration key holds (see gitKeys).

@@ -45,12 +45,12 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 	if in == nil {
 		in = a.descriptor(0)
 	}
-	outer, outerFds := a.writes, a.fds
+	outer, outerReads, outerFds, outerOut := a.writes, a.reads, a.fds, a.outFds
 	bare := bareExec(s)
 	defer func() {
-		a.writes = outer
+		a.writes, a.reads = outer, outerReads
 		if !bare {
-			a.fds = outerFds
+			a.fds, a.outFds = outerFds, outerOut
 		}
 	}()
 	for _, r := range s.Redirs {
@@ -60,14 +60,25 @@ func (a *analyzer) stmt(c *code, s *syntax.Stmt, stdin *input) {
 				// statements.
 				a.writes = append(a.writes[:len(a.writes):len(a.writes)], f)
 			}
-			if r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll {
-				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s)
+			switch {
+			case r.N == nil || r.N.Value == "1" || r.Op == syntax.RdrAll || r.Op == syntax.AppAll:
+				a.wrote(c, f, r.Op == syntax.AppOut || r.Op == syntax.AppAll, s, in)
+			case bare && r.Op != syntax.RdrInOut:
+				// "exec 3> FILE" opens FILE for what is written to
+				// descriptor 3 from now on.
+				a.openOutput(c, r.N.Value, f, r.Op == syntax.AppOut)
 			}
+		}
+		if f, ok := readFile(c, r); ok && len(a.reads) < maxWrites {
+			a.reads = append(a.reads[:len(a.reads):len(a.reads)], f)
+		}
+		if to, ok := a.outputTo(c, r); ok {
+			a.wrote(c, to, true, s, in)
 		}
 		switch r.Op {
 		case syntax.Hdoc, syntax.DashHdoc:
 			if !quotedDelim(r.Word) && r.Hdoc != nil {
-				a.word(c, r.Hdoc)
+				a.wordIn(c, r.Hdoc, true)
 			}
 		default:
 			a.word(c, r.Word)
@@ -136,9 +147,54 @@ func (a *analyzer) redirInput(c *code, r *syntax.Redirect, stdin *input) (*input
 	return nil, false
 }
 
-// maxWrites bounds Invocation.Writes: a command inside many redirected
-// statements need not list them all to be known to write.
+// maxWrites bounds Invocation.Writes and Invocation.Reads: a command
+// inside many redirected statements need not list them all to be known
+// to write.
 const maxWrites = 16
+
+// readFile reports the file an input redirection reads: the target of <
+// and <> that is not a process substitution.
+func readFile(c *code, r *syntax.Redirect) (string, bool) {
+	if r.Op != syntax.RdrIn && r.Op != syntax.RdrInOut || procSubstFile(c, r.Word) != nil {
+		return "", false
+	}
+	f := c.field(r.Word)
+	if !f.dyn && f.val == "/dev/null" {
+		return "", false
+	}
+	return f.val, true
+}
+
+// openOutput records that output descriptor n writes to the file path
+// from now on; the file is emptied unless appended to.
+func (a *analyzer) openOutput(c *code, n, path string, appending bool) {
+	fd, err := strconv.Atoi(n)
+	if err != nil || fd < 3 || fd >= maxDescriptors || c.host != "" {
+		return
+	}
+	a.outFds[fd] = path
+	if !appending {
+		a.writeFile(path, &input{kind: inText, via: path}, false)
+	}
+}
+
+// outputTo reports the file a redirection of standard output to a
+// descriptor writes to, when the descriptor was opened on one ("exec 3>
+// FILE", then "echo ... >&3"); a descriptor closed (>&-) writes nowhere.
+func (a *analyzer) outputTo(c *code, r *syntax.Redirect) (string, bool) {
+	if r.Op != syntax.DplOut || r.N != nil && r.N.Value != "1" {
+		return "", false
+	}
+	lit := r.Word.Lit()
+	if lit == "-" {
+		return "", false
+	}
+	fd, err := strconv.Atoi(lit)
+	if err != nil || fd < 3 || fd >= maxDescriptors || a.outFds[fd] == "" {
+		return "", false
+	}
+	return a.outFds[fd], true
+}
 
 // writtenFile reports the file an output redirection writes to: the
 // target of >, >>, >|, &>, &>>, <> and of >& with a word that is not a
@@ -310,19 +366,48 @@ func (a *analyzer) assign(c *code, as *syntax.Assign) {
 // word walks the code inside a word: command and process substitutions,
 // also within double quotes, parameter expansions and arithmetic.
 func (a *analyzer) word(c *code, w *syntax.Word) {
+	a.wordIn(c, w, false)
+}
+
+// wordIn is word for a word in double quotes, or in the body of an
+// unquoted heredoc, when dq is set.
+func (a *analyzer) wordIn(c *code, w *syntax.Word, dq bool) {
 	if w == nil {
 		return
 	}
 	for _, p := range w.Parts {
-		a.wordPart(c, p)
+		a.wordPart(c, p, dq)
 	}
 }
 
-func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
+// keepsQuotes reports whether bash keeps single quotes literal in the word
+// of a parameter expansion in double quotes or a heredoc body: it does for
+// the word ${x-word}, ${x:-word}, ${x=word}, ${x:=word}, ${x+word} and
+// ${x:+word} put in place, and expands what the quotes hold ("${x-'$(cmd)'}"
+// runs cmd), while the parser reads them as quotes. Patterns, replacements
+// and ${x?word} remove their quotes.
+func keepsQuotes(op syntax.ParExpOperator) bool {
+	switch op {
+	case syntax.DefaultUnset, syntax.DefaultUnsetOrNull, syntax.AssignUnset, syntax.AssignUnsetOrNull,
+		syntax.AlternateUnset, syntax.AlternateUnsetOrNull:
+		return true
+	}
+	return false
+}
+
+// wordPart walks one part of a word; dq says that it is in double quotes
+// or a heredoc body.
+func (a *analyzer) wordPart(c *code, p syntax.WordPart, dq bool) {
 	switch x := p.(type) {
+	case *syntax.SglQuoted:
+		if dq {
+			// Single quotes in "${x-'...'}" are literal (see keepsQuotes):
+			// what they hold is expanded, $'...' decoded first.
+			a.reexpand(c, singleQuoted(x), "${x-'...'}")
+		}
 	case *syntax.DblQuoted:
 		for _, q := range x.Parts {
-			a.wordPart(c, q)
+			a.wordPart(c, q, true)
 		}
 	case *syntax.CmdSubst:
 		a.stmts(c.with("$(...)"), x.Stmts, nil)
@@ -335,13 +420,15 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 		}
 		a.stmts(c.with("<(...)"), x.Stmts, nil)
 	case *syntax.ParamExp:
-		if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" {
-			// ${x@P} expands the value as a prompt string, running
-			// the substitutions it holds.
+		if x.Exp != nil && x.Exp.Op == syntax.OtherParamOps && x.Exp.Word != nil && x.Exp.Word.Lit() == "P" ||
+			x.Flags != nil && strings.IndexByte(x.Flags.Value, 'e') >= 0 {
+			// ${x@P} expands the value as a prompt string, and zsh's
+			// ${(e)x} expands it again, running the substitutions it
+			// holds.
 			a.dynamic(c, c.source(x))
 		}
 		if x.NestedParam != nil {
-			a.wordPart(c, x.NestedParam)
+			a.wordPart(c, x.NestedParam, dq)
 		}
 		a.arith(c, x.Index)
 		if x.Slice != nil {
@@ -353,10 +440,21 @@ func (a *analyzer) wordPart(c *code, p syntax.WordPart) {
 			a.word(c, x.Repl.With)
 		}
 		if x.Exp != nil {
-			a.word(c, x.Exp.Word)
+			a.wordIn(c, x.Exp.Word, dq && keepsQuotes(x.Exp.Op))
 		}
 	case *syntax.ArithmExp:
 		a.arith(c, x.X)
+	case *syntax.ExtGlob:
+		// The parser keeps an extended pattern, @(...) and its kin, as
+		// literal text, while bash expands what it holds: "echo
+		// @($(cmd))" runs cmd once extglob is on. zsh reads *(...) after
+		// a pattern as its glob qualifiers.
+		a.reexpand(c, x.Pattern.Value, "extglob")
+		a.zshQualified(c, "("+x.Pattern.Value+")", c.source(x))
+	case *syntax.Lit:
+		if c.lang == dZsh && strings.IndexByte(x.Value, '(') >= 0 {
+			a.zshQualified(c, x.Value, c.source(x))
+		}
 	case *syntax.BraceExp:
 		for _, e := range x.Elems {
 			a.word(c, e)

@@ -364,6 +364,19 @@ func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
 	}
 	switch baseName(args[0]) {
 	case "echo":
+		if c.lang == dPOSIX {
+			// dash's echo decodes backslash escapes; -n is its only
+			// option.
+			words, newline := args[1:], true
+			if len(words) > 0 && words[0] == "-n" {
+				words, newline = words[1:], false
+			}
+			out, stop := decodeEscapes(strings.Join(words, " "), true)
+			if newline && !stop {
+				out += "\n"
+			}
+			return out, true
+		}
 		return echoOutput(args[1:]), true
 	case "printf":
 		return printfOutput(args[1:])
@@ -376,14 +389,23 @@ func staticOutput(c *code, s *syntax.Stmt) (string, bool) {
 			if r.N != nil && r.N.Value != "0" {
 				continue
 			}
-			switch r.Op {
-			case syntax.Hdoc, syntax.DashHdoc:
-				return heredocText(c, r)
-			case syntax.WordHdoc:
-				v, ok := literal(r.Word)
-				return c.text(v) + "\n", ok
+			if text, ok := hereText(c, r); ok || r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc || r.Op == syntax.WordHdoc {
+				return text, ok
 			}
 		}
+	}
+	return "", false
+}
+
+// hereText returns the static text a heredoc or here-string feeds; it
+// reports false for another redirection, or text known only at run time.
+func hereText(c *code, r *syntax.Redirect) (string, bool) {
+	switch r.Op {
+	case syntax.Hdoc, syntax.DashHdoc:
+		return heredocText(c, r)
+	case syntax.WordHdoc:
+		v, ok := literal(r.Word)
+		return c.text(v) + "\n", ok
 	}
 	return "", false
 }

@@ -18,13 +18,20 @@ type wrapper struct {
 	// chroot's NEWROOT and flock's lock file are 1.
 	skip int
 	// code names the option whose value is code run by a shell, as in
-	// "flock FILE -c CODE" and "script -c CODE": its letter and long name.
+	// "flock FILE -c CODE" and "script -c CODE": its letter (or 0) and
+	// long names, separated by "|".
 	code     byte
 	codeLong string
 	// codeAfter is how many operands the code option may follow.
 	codeAfter int
 	// none lists the options with which the wrapper runs no command.
 	none []string
+	// dynamic lists the options with which the command it runs is known
+	// only at run time (bwrap --args reads its words from a descriptor).
+	dynamic []string
+	// noCommand says that its operands are not a command (nix-shell's are
+	// packages and files): only the code option runs one.
+	noCommand bool
 	// shell says that without a command it starts a shell, which reads the
 	// commands on its standard input.
 	shell bool
@@ -75,6 +82,21 @@ var wrappers = map[string]wrapper{
 	"ifne":             {},
 	"daemonize":        {opts: opts{short: "ceEoplu"}},
 	"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
+	"bwrap": {opts: opts{long: []string{
+		"args", "argv0", "unshare-user-try", "userns", "userns2", "pidns", "uid", "gid", "hostname", "chdir", "unsetenv",
+		"lock-file", "sync-fd", "remount-ro", "exec-label", "file-label", "proc", "dev", "tmpfs", "mqueue", "dir",
+		"seccomp", "add-seccomp-fd", "block-fd", "userns-block-fd", "info-fd", "json-status-fd", "cap-add", "cap-drop",
+		"perms", "size", "overlay-src", "tmp-overlay", "ro-overlay",
+	}, longN: map[string]int{
+		"setenv": 2, "bind": 2, "bind-try": 2, "dev-bind": 2, "dev-bind-try": 2, "ro-bind": 2, "ro-bind-try": 2,
+		"file": 2, "bind-data": 2, "ro-bind-data": 2, "symlink": 2, "chmod": 2, "bind-fd": 2, "ro-bind-fd": 2, "overlay": 3,
+	}}, dynamic: []string{"--args"}},
+	"rlwrap":    {opts: opts{short: "bCDefgHlOpPqsStwz", long: []string{"break-chars", "command-name", "history-no-dupes", "extra-char-after-completion", "file", "forget-matching", "history-filename", "logfile", "one-shot-rx", "prompt-colour", "pre-given", "quote-characters", "histsize", "substitute-prompt", "set-term-name", "wait-before-prompt", "filter"}}},
+	"faketime":  {opts: opts{long: []string{"date-prog"}}, skip: 1},
+	"npx":       {opts: opts{short: "p", long: []string{"package", "call"}}, code: 'c', codeLong: "call"},
+	"pnpx":      {opts: opts{long: []string{"package"}}},
+	"bunx":      {opts: opts{short: "p", long: []string{"package"}}},
+	"nix-shell": {opts: opts{short: "pIAE", long: []string{"packages", "attr", "include", "arg", "argstr", "expr", "option", "keep", "unset"}, longN: map[string]int{"arg": 2, "argstr": 2, "option": 2}}, code: 0, codeLong: "run|command", codeAfter: 1 << 30, noCommand: true, shell: true},
 }
 
 // subWrappers are tools whose subcommand runs a command: "op run -- CMD",
@@ -82,23 +104,39 @@ var wrappers = map[string]wrapper{
 // and change between versions, so a "--" decides where the command starts
 // when there is one; otherwise the listed options take a value.
 var subWrappers = map[string]struct {
+	// sub is the subcommand, or several separated by "|".
 	sub  string
 	skip int
 	opts opts
+	// code names the options whose value is shell code, separated by
+	// "|" (npm exec -c CODE).
+	code string
+	// argv names the options after which the command starts, separated
+	// by "|" (nix develop -c CMD ARGS); without one, nothing runs.
+	argv string
 }{
-	"op":        {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
-	"aws-vault": {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
-	"doppler":   {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
-	"infisical": {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
-	"dotenvx":   {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
-	"direnv":    {sub: "exec", skip: 1},
-	"uv":        {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
-	"poetry":    {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
-	"pipenv":    {sub: "run"},
-	"pdm":       {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
-	"hatch":     {sub: "run"},
-	"bundle":    {sub: "exec"},
-	"mise":      {sub: "exec", opts: opts{short: "C", long: []string{"cd"}}},
+	"op":         {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
+	"aws-vault":  {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
+	"doppler":    {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
+	"infisical":  {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
+	"dotenvx":    {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
+	"direnv":     {sub: "exec", skip: 1},
+	"uv":         {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
+	"poetry":     {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
+	"pipenv":     {sub: "run"},
+	"pdm":        {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
+	"hatch":      {sub: "run"},
+	"bundle":     {sub: "exec"},
+	"mise":       {sub: "exec|x", opts: opts{short: "C", long: []string{"cd"}}},
+	"asdf":       {sub: "exec"},
+	"conda":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+	"mamba":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+	"micromamba": {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+	"pixi":       {sub: "run|exec", opts: opts{short: "es", long: []string{"environment", "manifest-path", "spec"}}},
+	"npm":        {sub: "exec|x", opts: opts{short: "pw", long: []string{"package", "workspace"}}, code: "-c|--call"},
+	"pnpm":       {sub: "exec|dlx", opts: opts{long: []string{"package", "filter"}}, code: "-c|--shell-mode"},
+	"yarn":       {sub: "exec|dlx", opts: opts{short: "p", long: []string{"package"}}},
+	"nix":        {sub: "develop|shell", opts: opts{short: "f", long: []string{"file", "expr", "profile", "override-input", "arg", "argstr", "option"}}, argv: "-c|--command"},
 }
 
 // wrapped handles a command of the wrappers table. It reports false when
@@ -109,15 +147,28 @@ func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, i
 		// sg takes no option before the group: this is ast-grep.
 		return false
 	}
-	if w.code != 0 {
-		if code, ok := w.opts.codeOption(args, w.codeAfter, w.code, w.codeLong); ok {
-			a.codeFields(c, name+" -"+string(w.code), src, []field{code}, in)
-			return true
+	if w.code != 0 || w.codeLong != "" {
+		for _, long := range strings.Split(w.codeLong, "|") {
+			if code, ok := w.opts.codeOption(args, w.codeAfter, w.code, long); ok {
+				label := name + " --" + long
+				if w.code != 0 {
+					label = name + " -" + string(w.code)
+				}
+				a.codeFields(c, label, src, []field{code}, in)
+				return true
+			}
 		}
 	}
 	i, seen := w.opts.parse(args)
 	if seen.has(w.none...) {
 		return false
+	}
+	if seen.has(w.dynamic...) {
+		a.dynamic(c, src)
+		return false
+	}
+	if w.noCommand {
+		i = len(args)
 	}
 	if name == "runuser" && !seen.has("-u", "--user") {
 		// "runuser [-] USER" starts USER's shell; only -u takes a command.
@@ -144,10 +195,41 @@ func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, i
 // subWrapped handles the tools of subWrappers.
 func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input) bool {
 	w := subWrappers[name]
-	if len(args) == 0 || args[0].dyn || args[0].val != w.sub && !(name == "mise" && args[0].val == "x") {
+	if len(args) == 0 || args[0].dyn || !slices.Contains(strings.Split(w.sub, "|"), args[0].val) {
 		return false
 	}
+	label := name + " " + args[0].val
 	args = args[1:]
+	for j, f := range args {
+		if f.dyn {
+			continue
+		}
+		if f.val == "--" {
+			break
+		}
+		name, val, hasVal := strings.Cut(f.val, "=")
+		if w.code != "" && slices.Contains(strings.Split(w.code, "|"), name) {
+			code := staticField(val)
+			if !hasVal {
+				if j+1 >= len(args) {
+					return false
+				}
+				code = args[j+1]
+			}
+			a.codeFields(c, label+" "+name, src, []field{code}, in)
+			return true
+		}
+		if w.argv != "" && slices.Contains(strings.Split(w.argv, "|"), f.val) {
+			if j+1 >= len(args) {
+				return false
+			}
+			a.then(c.with(label), args[j+1:], in)
+			return true
+		}
+	}
+	if w.argv != "" {
+		return false
+	}
 	i := -1
 	for j, f := range args {
 		if !f.dyn && f.val == "--" {
@@ -162,7 +244,7 @@ func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input
 	if i >= len(args) {
 		return false
 	}
-	a.then(c.with(name+" "+w.sub), args[i:], in)
+	a.then(c.with(label), args[i:], in)
 	return true
 }
 

@@ -1,5 +1,7 @@
 package shapes
 
+import "strings"
+
 // constructs are the shapes of the constructs whose code bash or a tool
 // runs although no literal command shows it (brace expansion, aliases,
 // descriptors, text expanded again, tool options, interpreters): each is
@@ -21,6 +23,27 @@ var constructs = []Shape{
 	{Name: "perl-quotes", prefix: "perl -e '", unit: "print qq{a} . qx{ls}; ", suffix: "'"},
 	{Name: "sftp-batch", prefix: "sftp -b - web-01 <<'EOF'\n", unit: "get x\n", suffix: "EOF"},
 	{Name: "crontab-lines", prefix: "crontab - <<'EOF'\n", unit: "* * * * * ls\n", suffix: "EOF"},
+	// A script written once and run on every line, and a descriptor
+	// sourced on every line: each run parses the text again.
+	{Name: "script-reruns", prefix: "cat > r <<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: "bash r\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "descriptor-reruns", prefix: "exec 3<<'E'\n" + strings.Repeat("true\n", 1000) + "E\n", unit: ". /dev/fd/3\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "appends", unit: "echo ls >> f\n", suffix: "bash f; ssh web-01 sudo reboot"},
+	// Lines the parser reads otherwise than bash, which are mended and
+	// parsed again: comments ending in a backslash, heredoc delimiters
+	// with $'...', and a comment joining every line to the next.
+	{Name: "comment-joins", unit: "ls #\\\nls\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "heredoc-delimiters", unit: "cat <<$'E\\x4fF'\nx\nEOF\n", suffix: "ssh web-01 sudo reboot"},
+	{Name: "comment-chain", unit: "ls #\\\n", suffix: "ssh web-01 sudo reboot"},
+	// Code read in other dialects, and by readers of their own.
+	{Name: "sh-dialects", unit: "sh -c \"echo \\$'x' &>/dev/null ((ls))\"\n"},
+	{Name: "zsh-qualifiers", unit: "ls *(e:'ls':) ./*(+ls)\n"},
+	{Name: "fish-code", prefix: "fish -c \"", unit: "echo (ls) 'a\\' b' \\$x; ", suffix: "\""},
+	{Name: "csh-code", prefix: "tcsh -c \"", unit: "echo `ls` 'a' \\$x; ", suffix: "\""},
+	{Name: "cmd-lines", unit: "cmd /c \"echo x'&ver&'\"\n"},
+	{Name: "ssh-windows", unit: "ssh web-01 \"grep 'a|b' f\"\n"},
+	{Name: "makefile", prefix: "make -f - <<'EOF'\n", unit: "t: d\n\t$(CC) -o $@ $< $(shell ls)\n", suffix: "EOF"},
+	{Name: "tcl-code", prefix: "tclsh <<'EOF'\n", unit: "exec ls [exec ls] {exec ls}\n", suffix: "EOF"},
+	{Name: "vim-commands", prefix: "vim -es", unit: " -c '!ls'", suffix: " f"},
 }
 
 func init() {
