@@ -77,7 +77,7 @@ func TestCmdletIndex(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, r := range p.cmdlets.rules(name) {
+		for r := range p.rulesFor(&subject{ps: true, name: name}) {
 			if anyGlob(r.cmdlets, strings.ToLower(name)) {
 				got = append(got, r.label)
 			}

@@ -74,9 +74,8 @@ func TestManyTargets(t *testing.T) {
 // config's examples with the rules indexed by name and with all rules in
 // order: the index must change nothing.
 func TestRuleIndexAgrees(t *testing.T) {
-	p := newPolicy(t, userConfig)
-	full := *p
-	full.byName = nil
+	p, full := newPolicy(t, userConfig), newPolicy(t, userConfig)
+	full.index = nil
 	n := 0
 	for _, set := range p.tests {
 		for _, tc := range set.cases {

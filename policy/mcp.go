@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A tool of an MCP server that no rule lists is judged by the words of its
@@ -269,7 +270,7 @@ func (in mcpInput) strings(class string) []string {
 // rule would: a guarded server asks only about the tools they say
 // nothing of.
 func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) bool {
-	w := p.mcp
+	w := p.words()
 	if w == nil || w.verb == nil {
 		return false
 	}
@@ -287,7 +288,7 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 			// A program's tool that takes its subcommand as an action
 			// ({"action": "destroy"} of a terraform tool) runs that.
 			for _, a := range keys.strings("action") {
-				if subcommandRE.MatchString(a) {
+				if subcommandRE().MatchString(a) {
 					codes, subcommand = append(codes, prog+" "+a), true
 				}
 			}
@@ -669,13 +670,14 @@ func (w *mcpWords) placeOf(name mcpName, keys mcpInput) *place {
 }
 
 // subcommandRE matches an action value that can be a program's
-// subcommand: one word.
-var subcommandRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+// subcommand: one word. Like toolNameRE, it is compiled on first use:
+// only an MCP call reads it, and the hook starts for every call.
+var subcommandRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`) })
 
 // toolNameRE matches a value that names a tool rather than holding a
 // command: one word of letters, digits, "_", "-" and ".", with a
 // separator in it.
-var toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`)
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`) })
 
 // dispatched reads a tool that calls another tool by name: a command key
 // naming it ({"command": "compute_vm_delete", "parameters": {...}}, as
@@ -687,7 +689,7 @@ func (w *mcpWords) dispatched(obj map[string]any) ([]string, map[string]any) {
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && len(subs) < maxMCPCommands {
+			if s, ok := obj[k].(string); ok && toolNameRE().MatchString(s) && len(subs) < maxMCPCommands {
 				subs = append(subs, s)
 			}
 		case "args":

@@ -4,8 +4,8 @@ import (
 	"net/url"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
@@ -463,7 +463,7 @@ func (p *Policy) wildcardWrites(file string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range p.writes {
-		for _, list := range [2][]string{r.globs, p.ownGlobs} {
+		for _, list := range [2][]string{r.globs, p.ownFiles()} {
 			for _, g := range list {
 				name := path.Base(g)
 				if name == "" || globMeta(name) >= 0 && !strings.Contains(name, `\`) || seen[name] {
@@ -573,8 +573,11 @@ func btos(b bool) string {
 }
 
 // simpleVar matches a PowerShell variable the shell reads as a variable
-// too: $name, $env:NAME.
-var simpleVar = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z_][A-Za-z0-9_]*)?$`)
+// too: $name, $env:NAME. It is compiled on first use, by a PowerShell
+// call.
+var simpleVar = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z_][A-Za-z0-9_]*)?$`)
+})
 
 // writeNativeLine writes a program PowerShell runs as a shell command
 // line: its name and arguments quoted, a value known only at run time as
@@ -600,7 +603,7 @@ func writeNativeLine(b *strings.Builder, c *powershell.Command) {
 		switch {
 		case !a.Dynamic:
 			b.WriteString(shellQuote(a.Text))
-		case simpleVar.MatchString(a.Text):
+		case simpleVar().MatchString(a.Text):
 			b.WriteString(`"` + a.Text + `"`)
 		default:
 			b.WriteString(`"$PS_VALUE"`)
@@ -641,66 +644,3 @@ func uriHost(s string) string {
 	return u.Hostname()
 }
 
-// cmdletIndex indexes the cmdlet rules by the lower-case name they spell
-// out, so that judging a cmdlet costs time in the rules that could match
-// it: byName holds, for each name a rule spells out, those rules and the
-// rules whose patterns have wildcards, in order; unnamed holds the
-// latter alone.
-type cmdletIndex struct {
-	byName  map[string][]*commandRule
-	unnamed []*commandRule
-}
-
-func indexCmdlets(rules []*commandRule) cmdletIndex {
-	var (
-		order   []*commandRule
-		unnamed []*commandRule
-	)
-	own := make(map[string][]*commandRule)
-	for _, r := range rules {
-		if len(r.cmdlets) == 0 {
-			continue
-		}
-		order = append(order, r)
-		if slices.ContainsFunc(r.cmdlets, func(c string) bool { return globMeta(c) >= 0 }) {
-			unnamed = append(unnamed, r)
-			continue
-		}
-		for _, c := range r.cmdlets {
-			if l := own[c]; len(l) == 0 || l[len(l)-1] != r {
-				own[c] = append(own[c], r)
-			}
-		}
-	}
-	// Each list merges, in rule order, the rules that spell the name
-	// out and those with wildcards.
-	position := make(map[*commandRule]int, len(order))
-	for i, r := range order {
-		position[r] = i
-	}
-	idx := cmdletIndex{byName: make(map[string][]*commandRule, len(own)), unnamed: unnamed}
-	for name, list := range own {
-		merged := make([]*commandRule, 0, len(list)+len(unnamed))
-		i, j := 0, 0
-		for i < len(list) || j < len(unnamed) {
-			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
-				merged = append(merged, list[i])
-				i++
-			} else {
-				merged = append(merged, unnamed[j])
-				j++
-			}
-		}
-		idx.byName[name] = merged
-	}
-	return idx
-}
-
-// rules returns the cmdlet rules that could match a cmdlet named name, in
-// order.
-func (idx cmdletIndex) rules(name string) []*commandRule {
-	if list, ok := idx.byName[strings.ToLower(name)]; ok {
-		return list
-	}
-	return idx.unnamed
-}

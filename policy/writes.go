@@ -22,7 +22,7 @@ type writeRule struct {
 	tool  *toolRule
 	globs []string
 	// own is set when the globs include OwnFilesGlob: the rule also
-	// guards rewind's own files where it runs (Policy.ownGlobs).
+	// guards rewind's own files where it runs (Policy.ownFiles).
 	own bool
 }
 
@@ -183,7 +183,7 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 		}
 		for i, w := range files {
 			f := w.name
-			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
+			if as := r.matchFile(forms[i], p.ownFiles()); as != "" {
 				reason := fmt.Sprintf("writes %s", f)
 				if w.via != "" {
 					reason = fmt.Sprintf("writes %s (%s)", f, w.via)
