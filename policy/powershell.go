@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"net/url"
 	"path"
 	"regexp"
 	"strings"
@@ -634,13 +633,3 @@ type place struct {
 	remote bool
 	via    []string
 }
-
-// uriHost returns the host of a URI such as http://web-01:5985/wsman.
-func uriHost(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
-}
-

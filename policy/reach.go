@@ -3,6 +3,8 @@ package policy
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/powershell"
 )
 
 // Some commands run code on other hosts: winrs and psexec on Windows
@@ -135,8 +137,11 @@ func winrsReach(s *subject) (reach, bool) {
 		if !s.dynamic(i) && len(a) > 1 && (a[0] == '-' || a[0] == '/') {
 			if isWinrsRemote(a) {
 				_, v, _ := strings.Cut(a, ":")
-				if h := uriHost(v); h != "" && strings.Contains(v, "://") {
-					v = h
+				if strings.Contains(v, "://") {
+					// A URI whose host cannot be read for certain
+					// names a host unknown.
+					v = powershell.URIHost(v)
+					r.unknown = r.unknown || v == ""
 				} else {
 					v = stripPort(v)
 				}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rewind-dev/rewind/powershell"
 )
 
 // More ways of running code on hosts than ssh: parallel shells (pdsh,
@@ -389,18 +391,29 @@ var dockerValues = map[string]bool{
 
 // daemonHost returns the host of a Docker or Podman daemon address:
 // ssh://[user@]host[:port], tcp://host:port, host:port. A local socket
-// (unix://, npipe://) is no host.
+// (unix://, npipe://) is no host (not ok); a URI whose host cannot be
+// read for certain names one unknown ("").
 func daemonHost(addr string) (string, bool) {
 	switch {
 	case strings.HasPrefix(addr, "unix://"), strings.HasPrefix(addr, "npipe://"), strings.HasPrefix(addr, "fd://"):
 		return "", false
 	case strings.Contains(addr, "://"):
-		if h := uriHost(addr); h != "" {
-			return h, true
-		}
-		return "", false
+		return powershell.URIHost(addr), true
 	}
 	return stripPort(stripUser(addr)), addr != ""
+}
+
+// setDaemon sets the host of the daemon at addr (see daemonHost): none
+// for a local socket, unknown for a host that cannot be read.
+func (r *reach) setDaemon(addr string) {
+	switch h, ok := daemonHost(addr); {
+	case !ok:
+		r.hosts = nil
+	case h == "":
+		r.unknown = true
+	default:
+		r.hosts = []string{h}
+	}
 }
 
 // dockerReach reads docker, podman and nerdctl: the daemon they talk to
@@ -413,10 +426,10 @@ func dockerReach(s *subject, name string) (reach, bool) {
 		k, v, _ := strings.Cut(e, "=")
 		switch k {
 		case "DOCKER_HOST", "CONTAINER_HOST":
-			if h, ok := daemonHost(v); ok {
-				r.hosts = []string{h}
-			} else if runTimeHost(v) {
+			if _, ok := daemonHost(v); !ok && runTimeHost(v) {
 				r.unknown = true
+			} else {
+				r.setDaemon(v)
 			}
 		case "DOCKER_CONTEXT":
 			r.unknown = true
@@ -446,11 +459,7 @@ func dockerReach(s *subject, name string) (reach, bool) {
 		}
 		switch opt {
 		case "-H", "--host", "--url":
-			if h, ok := daemonHost(val); ok {
-				r.hosts = []string{h}
-			} else {
-				r.hosts = nil
-			}
+			r.setDaemon(val)
 		case "-c", "--context", "--connection":
 			r.unknown = true
 		case "-r", "--remote":
