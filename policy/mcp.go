@@ -119,7 +119,9 @@ func (w *mcpWords) verbOf(words []string) verb {
 }
 
 // verbRank orders verb classes by what they can do.
-var verbRank = map[string]int{"": 0, "read": 1, "create": 2, "exec": 3, "change": 3, "machine": 3, "destroy": 4}
+var verbRank = sync.OnceValue(func() map[string]int {
+	return map[string]int{"": 0, "read": 1, "create": 2, "exec": 3, "change": 3, "machine": 3, "destroy": 4}
+})
 
 // keyed is a value of the input under a key of some class.
 type keyed struct {
@@ -348,7 +350,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	// A word under an action key ({"action": "stop"}) says what the tool
 	// does as well; the stronger of the two counts.
 	for _, a := range keys.strings("action") {
-		if av := w.verbOf(toolWords(a)); verbRank[av.class] > verbRank[v.class] {
+		if av := w.verbOf(toolWords(a)); verbRank()[av.class] > verbRank()[v.class] {
 			v = av
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // MCPConfig holds the [mcp] table: the words of a tool's name and the keys
@@ -262,15 +263,15 @@ func mcpInfo(c *MCPConfig, origin, prefix, family string) []RuleInfo {
 		for _, class := range slices.Sorted(maps.Keys(m)) {
 			effect := None
 			if table == "verbs" {
-				effect = mcpVerbEffect[class]
+				effect = mcpVerbEffect()[class]
 			}
 			out = append(out, RuleInfo{Kind: "mcp", Origin: origin, Family: family, Name: fmt.Sprintf("%smcp %s.%s", prefix, table, class),
 				Effect: effect, Reason: reason(class), Conditions: []string{list(m[class])}})
 		}
 	}
 	add("verbs", c.Verbs, mcpVerbReason)
-	add("nouns", c.Nouns, func(class string) string { return "words that name " + mcpNounMeaning[class] })
-	add("keys", c.Keys, func(class string) string { return "input keys that hold " + mcpKeyMeaning[class] })
+	add("nouns", c.Nouns, func(class string) string { return "words that name " + mcpNounMeaning()[class] })
+	add("keys", c.Keys, func(class string) string { return "input keys that hold " + mcpKeyMeaning()[class] })
 	add("types", c.Types, func(class string) string { return "resource types that name a " + class })
 	add("phrases", c.Phrases, func(class string) string { return "two words read as one " + class + " verb" })
 	if len(c.Programs) > 0 {
@@ -286,7 +287,9 @@ func mcpInfo(c *MCPConfig, origin, prefix, family string) []RuleInfo {
 
 // mcpVerbEffect is the effect a class of verbs gives a tool that names a
 // VM, as `rewind catalog` shows it.
-var mcpVerbEffect = map[string]Effect{"change": Protect, "machine": Protect, "exec": Protect, "destroy": Deny}
+var mcpVerbEffect = sync.OnceValue(func() map[string]Effect {
+	return map[string]Effect{"change": Protect, "machine": Protect, "exec": Protect, "destroy": Deny}
+})
 
 func mcpVerbReason(class string) string {
 	switch class {
@@ -304,14 +307,18 @@ func mcpVerbReason(class string) string {
 	return ""
 }
 
-var mcpNounMeaning = map[string]string{
-	"vm": "a VM", "disk": "a disk", "snapshot": "a snapshot", "part": "a part of a VM",
-	"hosts": "playbooks and tasks run on hosts", "exec": "a command the tool runs",
-	"remote": "a server whose commands run on another host", "powershell": "PowerShell commands",
-}
+var mcpNounMeaning = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"vm": "a VM", "disk": "a disk", "snapshot": "a snapshot", "part": "a part of a VM",
+		"hosts": "playbooks and tasks run on hosts", "exec": "a command the tool runs",
+		"remote": "a server whose commands run on another host", "powershell": "PowerShell commands",
+	}
+})
 
-var mcpKeyMeaning = map[string]string{
-	"vm": "the VM", "name": "the VM of a tool whose noun is a VM", "host": "the host a command runs on",
-	"command": "the command a tool runs", "args": "a command's arguments", "flags": "a command's options",
-	"action": "the word that says what the tool does", "type": "the kind of resource",
-}
+var mcpKeyMeaning = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"vm": "the VM", "name": "the VM of a tool whose noun is a VM", "host": "the host a command runs on",
+		"command": "the command a tool runs", "args": "a command's arguments", "flags": "a command's options",
+		"action": "the word that says what the tool does", "type": "the kind of resource",
+	}
+})

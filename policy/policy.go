@@ -496,7 +496,7 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 		// The files a command writes are judged from the folder it
 		// runs in, which the cd before it decides. Most commands write
 		// none, and spare the copy of s that judging writes keeps.
-		if len(s.writes) > 0 || (writeCommands[s.name] != nil || treeCommands[s.name] != nil) && !s.ps {
+		if len(s.writes) > 0 || (writeCommands()[s.name] != nil || treeCommands()[s.name] != nil) && !s.ps {
 			sw := *s
 			m = p.judgeCommandWrites(&sw, m, w)
 		}

@@ -232,7 +232,7 @@ func (ps pipes) note(c *powershell.Command) *piped {
 	}
 	out := &piped{}
 	name := strings.ToLower(c.Name)
-	filter := psFilters[name]
+	filter := psFilters()[name]
 	if vms, _ := c.NamedVMs(); len(vms) > 0 {
 		out.vms = vms
 	} else if (filter || strings.HasPrefix(name, "get-")) && in != nil {
@@ -278,7 +278,9 @@ func psPatterns(targets []string, unknown bool) ([]string, bool) {
 }
 
 // psFilters pass on some of the objects they get, as they are.
-var psFilters = map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
+var psFilters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
+})
 
 // psComputerValueParams are parameters that take a value, for finding
 // -ComputerName among a command's arguments.
@@ -318,32 +320,34 @@ type psWrite struct {
 
 // psWrites are the cmdlets known to write the files they name, by lower
 // case name.
-var psWrites = map[string]psWrite{
-	"set-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream", "Delimiter"}},
-	"add-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"clear-content":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"out-file":           {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Encoding", "Width", "InputObject"}},
-	"tee-object":         {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Variable", "Encoding", "InputObject"}},
-	"export-csv":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Delimiter", "Encoding", "InputObject", "UseQuotes", "QuoteFields"}},
-	"export-clixml":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Depth", "Encoding", "InputObject"}},
-	"export-alias":       {named: []string{"Path", "LiteralPath"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "As", "Description", "Scope"}},
-	"new-item":           {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "ItemType", "Type", "Value", "Target", "Credential"}},
-	"mkdir":              {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "Credential"}},
-	"remove-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"clear-item":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential"}},
-	"set-item":           {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Filter", "Include", "Exclude", "Credential"}},
-	"set-acl":            {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "AclObject", "SecurityDescriptor", "Filter", "Include", "Exclude", "InputObject"}},
-	"set-itemproperty":   {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "Value", "Type", "Filter", "Include", "Exclude", "Credential", "InputObject"}},
-	"move-item":          {named: []string{"Path", "LiteralPath", "PSPath", "LP", "Destination"}, positions: []int{0, 1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential"}, into: true, moves: true},
-	"copy-item":          {named: []string{"Destination"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}, into: true},
-	"rename-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "NewName", "Credential"}},
-	"start-transcript":   {named: []string{"Path", "LiteralPath", "OutputDirectory"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "OutputDirectory"}},
-	"expand-archive":     {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath"}},
-	"compress-archive":   {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
-	"invoke-webrequest":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
-	"invoke-restmethod":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
-	"start-bitstransfer": {named: []string{"Destination"}, positions: []int{1}, values: []string{"Source", "Destination", "Credential", "DisplayName", "Priority", "TransferType"}},
-}
+var psWrites = sync.OnceValue(func() map[string]psWrite {
+	return map[string]psWrite{
+		"set-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream", "Delimiter"}},
+		"add-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"clear-content":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"out-file":           {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Encoding", "Width", "InputObject"}},
+		"tee-object":         {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Variable", "Encoding", "InputObject"}},
+		"export-csv":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Delimiter", "Encoding", "InputObject", "UseQuotes", "QuoteFields"}},
+		"export-clixml":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Depth", "Encoding", "InputObject"}},
+		"export-alias":       {named: []string{"Path", "LiteralPath"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "As", "Description", "Scope"}},
+		"new-item":           {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "ItemType", "Type", "Value", "Target", "Credential"}},
+		"mkdir":              {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "Credential"}},
+		"remove-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"clear-item":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential"}},
+		"set-item":           {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Filter", "Include", "Exclude", "Credential"}},
+		"set-acl":            {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "AclObject", "SecurityDescriptor", "Filter", "Include", "Exclude", "InputObject"}},
+		"set-itemproperty":   {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "Value", "Type", "Filter", "Include", "Exclude", "Credential", "InputObject"}},
+		"move-item":          {named: []string{"Path", "LiteralPath", "PSPath", "LP", "Destination"}, positions: []int{0, 1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential"}, into: true, moves: true},
+		"copy-item":          {named: []string{"Destination"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}, into: true},
+		"rename-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "NewName", "Credential"}},
+		"start-transcript":   {named: []string{"Path", "LiteralPath", "OutputDirectory"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "OutputDirectory"}},
+		"expand-archive":     {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath"}},
+		"compress-archive":   {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+		"invoke-webrequest":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+		"invoke-restmethod":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+		"start-bitstransfer": {named: []string{"Destination"}, positions: []int{1}, values: []string{"Source", "Destination", "Credential", "DisplayName", "Priority", "TransferType"}},
+	}
+})
 
 // psWrittenFiles returns the files a cmdlet writes: its redirections and
 // the paths a cmdlet known to write files names. Windows paths are read
@@ -355,7 +359,7 @@ func psWrittenFiles(c *powershell.Command, p *Policy) []string {
 		files = append(files, psPath(w))
 	}
 	name := strings.ToLower(c.Name)
-	spec, ok := psWrites[name]
+	spec, ok := psWrites()[name]
 	if !ok {
 		return files
 	}

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The agent must not hold Zerto's keys: the files that hold rewind's Zerto
@@ -64,26 +65,30 @@ func userCacheDir(getenv func(string) string) string {
 
 // wholeReaders are commands that read the folders they name whole, and
 // the flags that make them do so ("" for always).
-var wholeReaders = map[string][]string{
-	"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {""}, "tar": {""}, "bsdtar": {""},
-	"zip": {"-r", "--recurse-paths"}, "7z": {""}, "7za": {""}, "grep": {"-r", "-R", "--recursive", "--dereference-recursive"},
-	"rg": {""}, "ag": {""}, "ack": {""}, "rclone": {""}, "restic": {""}, "borg": {""}, "duplicity": {""},
-}
+var wholeReaders = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {""}, "tar": {""}, "bsdtar": {""},
+		"zip": {"-r", "--recurse-paths"}, "7z": {""}, "7za": {""}, "grep": {"-r", "-R", "--recursive", "--dereference-recursive"},
+		"rg": {""}, "ag": {""}, "ack": {""}, "rclone": {""}, "restic": {""}, "borg": {""}, "duplicity": {""},
+	}
+})
 
 // nameOnly are commands that take file names without reading the files.
-var nameOnly = map[string]bool{
-	"echo": true, "printf": true, "ls": true, "stat": true, "test": true, "[": true, "basename": true,
-	"dirname": true, "realpath": true, "readlink": true, "du": true, "mkdir": true, "which": true,
-}
+var nameOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "ls": true, "stat": true, "test": true, "[": true, "basename": true,
+		"dirname": true, "realpath": true, "readlink": true, "du": true, "mkdir": true, "which": true,
+	}
+})
 
 // judgeSecretReads asks about a local command that reads rewind's secret
 // files, or folders above them wholly.
 func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
-	if len(p.cfg.SecretFiles) == 0 || nameOnly[s.name] {
+	if len(p.cfg.SecretFiles) == 0 || nameOnly()[s.name] {
 		return Match{}, false
 	}
 	whole := false
-	if flags, ok := wholeReaders[s.name]; ok {
+	if flags, ok := wholeReaders()[s.name]; ok {
 		whole = slices.Contains(flags, "") || hasFlag(s, flags...)
 	}
 	// A bare name is a file in the folder the command runs in, which can

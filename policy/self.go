@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 )
 
@@ -18,7 +19,9 @@ import (
 
 // selfWords are the subcommands of rewind that its catalog asks about: a
 // command given one of them as its first word is looked at more closely.
-var selfWords = map[string]bool{"trust": true, "uninstall": true, "install": true, "undo": true, "ui": true, "mcp": true}
+var selfWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"trust": true, "uninstall": true, "install": true, "undo": true, "ui": true, "mcp": true}
+})
 
 // rewindModule is the module rewind is built from; a binary built from it
 // records it in its build information.
@@ -38,7 +41,7 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		}
 		return
 	}
-	if !selfWords[firstWord(s.args)] {
+	if !selfWords()[firstWord(s.args)] {
 		return
 	}
 	if w.probes >= maxTreeProbes {

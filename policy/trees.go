@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Removing, moving or replacing a folder writes every file in it: `rm -rf
@@ -66,29 +67,31 @@ func writtenNames(names []string) []written {
 
 // treeCommands are the commands known to write folders as a whole, and how
 // to find them.
-var treeCommands = map[string]func(s *subject) []tree{
-	"rm":     recursiveRemoval("-r", "-R", "--recursive"),
-	"rmdir":  removedTrees(nil),
-	"mv":     movedTrees,
-	"chmod":  recursiveRemoval("-R", "--recursive"),
-	"chown":  recursiveRemoval("-R", "--recursive"),
-	"chgrp":  recursiveRemoval("-R", "--recursive"),
-	"find":   findTrees,
-	"rsync":  rsyncTrees,
-	"git":    gitTrees,
-	"tar":    extraction,
-	"bsdtar": extraction,
-	"unzip":  extraction,
-	"7z":     extraction,
-	"7za":    extraction,
-	"cpio":   extraction,
-	"patch":  patchTrees,
-	"wget":   downloadTrees,
-}
+var treeCommands = sync.OnceValue(func() map[string]func(s *subject) []tree {
+	return map[string]func(s *subject) []tree{
+		"rm":     recursiveRemoval("-r", "-R", "--recursive"),
+		"rmdir":  removedTrees(nil),
+		"mv":     movedTrees,
+		"chmod":  recursiveRemoval("-R", "--recursive"),
+		"chown":  recursiveRemoval("-R", "--recursive"),
+		"chgrp":  recursiveRemoval("-R", "--recursive"),
+		"find":   findTrees,
+		"rsync":  rsyncTrees,
+		"git":    gitTrees,
+		"tar":    extraction,
+		"bsdtar": extraction,
+		"unzip":  extraction,
+		"7z":     extraction,
+		"7za":    extraction,
+		"cpio":   extraction,
+		"patch":  patchTrees,
+		"wget":   downloadTrees,
+	}
+})
 
 // treesOf returns the folders s writes as a whole.
 func treesOf(s *subject) []tree {
-	if f := treeCommands[s.name]; f != nil && !s.ps {
+	if f := treeCommands()[s.name]; f != nil && !s.ps {
 		return f(s)
 	}
 	return nil

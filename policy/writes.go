@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A rule with writes judges the files a call writes. Such rules are judged
@@ -230,46 +231,48 @@ func changeDir(s *subject, dir string) string {
 
 // writeCommands are commands known to write the files named in their
 // arguments, and how to find them.
-var writeCommands = map[string]func(s *subject) []string{
-	"tee":      positionalsOf(nil),
-	"sponge":   positionalsOf(nil),
-	"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
-	"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
-	"rm":       positionalsOf(nil),
-	"unlink":   positionalsOf(nil),
-	"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
-	"chmod":    positionalsOf([]string{"--reference"}),
-	"chown":    positionalsOf([]string{"--reference", "--from"}),
-	"chgrp":    positionalsOf([]string{"--reference"}),
-	"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
-	"ed":       positionalsOf([]string{"-p"}),
-	"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
-	"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
-	"cp":       copies([]string{"-S", "--suffix"}, false),
-	"install":  copies([]string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}, false),
-	"ln":       copies([]string{"-S", "--suffix"}, false),
-	"mv":       copies([]string{"-S", "--suffix"}, true),
-	"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
-	"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
-	"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
-	"scp":      copies([]string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}, false),
-	"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
-	"git":      gitWrites,
-	"dd":       ddOutput,
-	"curl":     curlOutputs,
-	"wget":     wgetOutputs,
-	"rmdir":    positionalsOf(nil),
-}
+var writeCommands = sync.OnceValue(func() map[string]func(s *subject) []string {
+	return map[string]func(s *subject) []string{
+		"tee":      positionalsOf(nil),
+		"sponge":   positionalsOf(nil),
+		"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
+		"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
+		"rm":       positionalsOf(nil),
+		"unlink":   positionalsOf(nil),
+		"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
+		"chmod":    positionalsOf([]string{"--reference"}),
+		"chown":    positionalsOf([]string{"--reference", "--from"}),
+		"chgrp":    positionalsOf([]string{"--reference"}),
+		"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
+		"ed":       positionalsOf([]string{"-p"}),
+		"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
+		"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
+		"cp":       copies([]string{"-S", "--suffix"}, false),
+		"install":  copies([]string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}, false),
+		"ln":       copies([]string{"-S", "--suffix"}, false),
+		"mv":       copies([]string{"-S", "--suffix"}, true),
+		"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
+		"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
+		"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
+		"scp":      copies([]string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}, false),
+		"rsync":    copies([]string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "-T", "--temp-dir", "--partial-dir", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}, false),
+		"git":      gitWrites,
+		"dd":       ddOutput,
+		"curl":     curlOutputs,
+		"wget":     wgetOutputs,
+		"rmdir":    positionalsOf(nil),
+	}
+})
 
 // writtenFiles returns the files an invocation writes: its output
 // redirections and, for a command known to write files, the files its
 // arguments name. A PowerShell statement writes nothing rewind can see.
 func writtenFiles(s *subject) []string {
 	files := append([]string(nil), s.writes...)
-	if f := writeCommands[s.name]; f != nil && !s.ps {
+	if f := writeCommands()[s.name]; f != nil && !s.ps {
 		files = append(files, f(s)...)
 	}
 	return files
@@ -486,7 +489,7 @@ func toolWrites(tool string, in *toolInput) []string {
 	copies := slices.ContainsFunc(toolWords(tool), func(w string) bool { return w == "copy" || w == "cp" || w == "duplicate" })
 	var keys []string
 	for k := range in.obj {
-		if role, ok := fileKeys[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
+		if role, ok := fileKeys()[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
 			keys = append(keys, k)
 		}
 	}
@@ -557,15 +560,17 @@ const (
 // moves or removes, folded as MCP keys are (see foldMCPKey): the
 // filesystem servers' source and destination, from and to, old and new
 // paths, and lists of paths.
-var fileKeys = map[string]int{
-	"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
-	"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
-	"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
-	"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
-	"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
-	"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
-	"notebookpath": fileTarget,
-}
+var fileKeys = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
+		"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
+		"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
+		"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
+		"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
+		"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
+		"notebookpath": fileTarget,
+	}
+})
 
 // fileOf reads a file name from a list element: a string, or an object's
 // path (edit lists such as [{"path": ...}]).

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // Interpreters run code given on their command line or on stdin
@@ -96,15 +97,17 @@ type interpreter struct {
 
 // interpreters are the interpreters the analysis reads, by command name
 // (python3.12 and php8.2 are python and php).
-var interpreters = map[string]interpreter{
-	"python": {lang: "python", code: "c", values: "WXQ", module: 'm'},
-	"perl":   {lang: "perl", code: "eE", many: true},
-	"ruby":   {lang: "ruby", code: "e", values: "ICErF", many: true},
-	"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "rC", longValues: []string{"require", "import", "loader", "experimental-loader", "input-type", "conditions", "env-file"}},
-	"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "r", longValues: []string{"preload", "cwd", "env-file"}},
-	"php":    {lang: "php", code: "rBRE", values: "cdzt", many: true, files: "fF", longValues: []string{"define"}},
-	"awk":    {lang: "awk", code: "e", values: "vFilL", many: true, files: "fE", long: []string{"source"}, longValues: []string{"assign", "field-separator", "include", "load"}, longFiles: []string{"file", "exec"}},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python": {lang: "python", code: "c", values: "WXQ", module: 'm'},
+		"perl":   {lang: "perl", code: "eE", many: true},
+		"ruby":   {lang: "ruby", code: "e", values: "ICErF", many: true},
+		"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "rC", longValues: []string{"require", "import", "loader", "experimental-loader", "input-type", "conditions", "env-file"}},
+		"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "r", longValues: []string{"preload", "cwd", "env-file"}},
+		"php":    {lang: "php", code: "rBRE", values: "cdzt", many: true, files: "fF", longValues: []string{"define"}},
+		"awk":    {lang: "awk", code: "e", values: "vFilL", many: true, files: "fE", long: []string{"source"}, longValues: []string{"assign", "field-separator", "include", "load"}, longFiles: []string{"file", "exec"}},
+	}
+})
 
 // interpreterOf returns the interpreter a command name runs, and the name
 // it is known by.
@@ -112,13 +115,13 @@ func interpreterOf(name string) (interpreter, string, bool) {
 	base := strings.TrimRight(name, "0123456789.")
 	switch base {
 	case "python", "pypy":
-		return interpreters["python"], "python", true
+		return interpreters()["python"], "python", true
 	case "perl", "ruby", "php", "bun":
-		return interpreters[base], base, true
+		return interpreters()[base], base, true
 	case "node", "nodejs":
-		return interpreters["node"], "node", true
+		return interpreters()["node"], "node", true
 	case "awk", "gawk", "mawk", "nawk":
-		return interpreters["awk"], "awk", true
+		return interpreters()["awk"], "awk", true
 	}
 	return interpreter{}, "", false
 }
@@ -392,11 +395,13 @@ func callArgs(toks []token, open int) ([][]token, int) {
 }
 
 // closers are the closing brackets of the opening ones.
-var closers = map[string]string{"(": ")", "[": "]", "{": "}"}
+var closers = sync.OnceValue(func() map[string]string {
+	return map[string]string{"(": ")", "[": "]", "{": "}"}
+})
 
 // callArgsWithin is callArgs scanning at most limit tokens.
 func callArgsWithin(toks []token, open, limit int) ([][]token, int) {
-	want := closers[toks[open].text]
+	want := closers()[toks[open].text]
 	var out [][]token
 	depth := 0
 	start := open + 1

@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // wrapper describes a command that runs another command given as its
@@ -34,72 +35,80 @@ type wrapper struct {
 }
 
 // wrappers are the plain wrappers, by command name.
-var wrappers = map[string]wrapper{
-	"setsid":   {},
-	"unbuffer": {},
-	"chroot":   {opts: opts{long: []string{"userspec", "groups"}}, skip: 1, shell: true},
-	"flock":    {opts: opts{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1},
-	// BSD script takes the command after the file; util-linux takes -c.
-	"script":           {opts: opts{short: "EIOBTmot", long: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit", "timing"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
-	"runuser":          {opts: opts{short: "gGsuw", long: []string{"group", "supp-group", "shell", "user", "whitelist-environment"}}, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
-	"sg":               {skip: 1, code: 'c', codeAfter: 1, joined: true, shell: true},
-	"newgrp":           {skip: 1, shell: true},
-	"sshpass":          {opts: opts{short: "fdpP"}},
-	"taskset":          {skip: 1, none: []string{"-p", "--pid"}},
-	"chrt":             {opts: opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, none: []string{"-p", "--pid", "-m", "--max"}},
-	"nsenter":          {opts: opts{short: "tSG", long: []string{"target", "setuid", "setgid"}}, shell: true},
-	"unshare":          {opts: opts{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "kill-child"}}, shell: true},
-	"pkexec":           {opts: opts{long: []string{"user"}}, shell: true},
-	"fakeroot":         {opts: opts{short: "lsi", long: []string{"lib", "faked"}}, shell: true},
-	"caffeinate":       {opts: opts{short: "tw"}},
-	"torsocks":         {opts: opts{short: "uapP", long: []string{"user", "pass", "address", "port"}}},
-	"proxychains":      {opts: opts{short: "f"}},
-	"proxychains4":     {opts: opts{short: "f"}},
-	"cgexec":           {opts: opts{short: "g"}},
-	"firejail":         {},
-	"dbus-run-session": {opts: opts{long: []string{"config-file", "dbus-daemon"}}},
-	"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
-	"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
-	"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
-	"ssh-agent":        {opts: opts{short: "aEOPt"}, none: []string{"-k"}},
-	"dbus-launch":      {opts: opts{long: []string{"config-file", "autolaunch"}}},
-	"valgrind":         {},
-	"ltrace":           {opts: opts{short: "aADeFlnosuwx"}, none: []string{"-p"}},
-	"catchsegv":        {},
-	"chpst":            {opts: opts{short: "ugUbenlL/mdopfcr"}},
-	"numactl":          {opts: opts{short: "NmpiC", long: []string{"cpunodebind", "membind", "preferred", "interleave", "physcpubind"}}},
-	"prlimit":          {opts: opts{short: "p", long: []string{"pid"}}, none: []string{"-p", "--pid"}},
-	"eatmydata":        {},
-	"nocache":          {},
-	"chronic":          {},
-	"ifne":             {},
-	"daemonize":        {opts: opts{short: "ceEoplu"}},
-	"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"setsid":   {},
+		"unbuffer": {},
+		"chroot":   {opts: opts{long: []string{"userspec", "groups"}}, skip: 1, shell: true},
+		"flock":    {opts: opts{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1},
+		// BSD script takes the command after the file; util-linux takes -c.
+		"script":           {opts: opts{short: "EIOBTmot", long: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit", "timing"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+		"runuser":          {opts: opts{short: "gGsuw", long: []string{"group", "supp-group", "shell", "user", "whitelist-environment"}}, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+		"sg":               {skip: 1, code: 'c', codeAfter: 1, joined: true, shell: true},
+		"newgrp":           {skip: 1, shell: true},
+		"sshpass":          {opts: opts{short: "fdpP"}},
+		"taskset":          {skip: 1, none: []string{"-p", "--pid"}},
+		"chrt":             {opts: opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, none: []string{"-p", "--pid", "-m", "--max"}},
+		"nsenter":          {opts: opts{short: "tSG", long: []string{"target", "setuid", "setgid"}}, shell: true},
+		"unshare":          {opts: opts{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "kill-child"}}, shell: true},
+		"pkexec":           {opts: opts{long: []string{"user"}}, shell: true},
+		"fakeroot":         {opts: opts{short: "lsi", long: []string{"lib", "faked"}}, shell: true},
+		"caffeinate":       {opts: opts{short: "tw"}},
+		"torsocks":         {opts: opts{short: "uapP", long: []string{"user", "pass", "address", "port"}}},
+		"proxychains":      {opts: opts{short: "f"}},
+		"proxychains4":     {opts: opts{short: "f"}},
+		"cgexec":           {opts: opts{short: "g"}},
+		"firejail":         {},
+		"dbus-run-session": {opts: opts{long: []string{"config-file", "dbus-daemon"}}},
+		"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
+		"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
+		"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
+		"ssh-agent":        {opts: opts{short: "aEOPt"}, none: []string{"-k"}},
+		"dbus-launch":      {opts: opts{long: []string{"config-file", "autolaunch"}}},
+		"valgrind":         {},
+		"ltrace":           {opts: opts{short: "aADeFlnosuwx"}, none: []string{"-p"}},
+		"catchsegv":        {},
+		"chpst":            {opts: opts{short: "ugUbenlL/mdopfcr"}},
+		"numactl":          {opts: opts{short: "NmpiC", long: []string{"cpunodebind", "membind", "preferred", "interleave", "physcpubind"}}},
+		"prlimit":          {opts: opts{short: "p", long: []string{"pid"}}, none: []string{"-p", "--pid"}},
+		"eatmydata":        {},
+		"nocache":          {},
+		"chronic":          {},
+		"ifne":             {},
+		"daemonize":        {opts: opts{short: "ceEoplu"}},
+		"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
+	}
+})
 
 // subWrappers are tools whose subcommand runs a command: "op run -- CMD",
 // "aws-vault exec PROFILE -- CMD", "uv run CMD". Their options are many
 // and change between versions, so a "--" decides where the command starts
 // when there is one; otherwise the listed options take a value.
-var subWrappers = map[string]struct {
+var subWrappers = sync.OnceValue(func() map[string]struct {
 	sub  string
 	skip int
 	opts opts
-}{
-	"op":        {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
-	"aws-vault": {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
-	"doppler":   {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
-	"infisical": {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
-	"dotenvx":   {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
-	"direnv":    {sub: "exec", skip: 1},
-	"uv":        {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
-	"poetry":    {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
-	"pipenv":    {sub: "run"},
-	"pdm":       {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
-	"hatch":     {sub: "run"},
-	"bundle":    {sub: "exec"},
-	"mise":      {sub: "exec", opts: opts{short: "C", long: []string{"cd"}}},
-}
+} {
+	return map[string]struct {
+		sub  string
+		skip int
+		opts opts
+	}{
+		"op":        {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
+		"aws-vault": {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
+		"doppler":   {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
+		"infisical": {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
+		"dotenvx":   {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
+		"direnv":    {sub: "exec", skip: 1},
+		"uv":        {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
+		"poetry":    {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
+		"pipenv":    {sub: "run"},
+		"pdm":       {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
+		"hatch":     {sub: "run"},
+		"bundle":    {sub: "exec"},
+		"mise":      {sub: "exec", opts: opts{short: "C", long: []string{"cd"}}},
+	}
+})
 
 // wrapped handles a command of the wrappers table. It reports false when
 // the wrapper runs nothing the command string shows, so that it is reported
@@ -143,7 +152,7 @@ func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, i
 
 // subWrapped handles the tools of subWrappers.
 func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input) bool {
-	w := subWrappers[name]
+	w := subWrappers()[name]
 	if len(args) == 0 || args[0].dyn || args[0].val != w.sub && !(name == "mise" && args[0].val == "x") {
 		return false
 	}
