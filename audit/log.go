@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -209,11 +209,18 @@ const IDLen = 12
 // reusing a tool_use_id, or the same event replayed, get two IDs. The hook
 // draws the ID before it decides, so that it can name the record in its
 // answer before appending it.
+//
+// The bits come from math/rand/v2, whose generator (ChaCha8) the runtime
+// seeds from the system's random source at start: an ID names a record
+// and is no secret, and crypto/rand's first read in a process (which sets
+// up the vDSO's random state, and links a DRBG whose package init every
+// hook start pays) costs the hook more than writing the record.
 func NewID() string {
 	var b [IDLen]byte
-	rand.Read(b[:])
+	bits := rand.Uint64()
 	for i := range b {
-		b[i] = idAlphabet[b[i]&31]
+		b[i] = idAlphabet[bits&31]
+		bits >>= 5
 	}
 	return string(b[:])
 }
