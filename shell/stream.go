@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"runtime/metrics"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -25,9 +26,7 @@ var errTooLarge = errors.New("command line too large to analyse")
 // maxAllocPerByte bounds what the analysis allocates per byte it hands the
 // parser: the dearest shape, a pipeline of one-letter commands, costs
 // about 1,400 bytes a byte. It lets the analysis read the heap's count
-// seldom (see lineCost): the count stops the world to read, some
-// microseconds, and reading it through runtime/metrics instead costs
-// every hook process that package's start.
+// seldom (see lineCost).
 const maxAllocPerByte = 2048
 
 // firstCount is how many bytes of a line the parser reads before the
@@ -35,18 +34,35 @@ const maxAllocPerByte = 2048
 // maxLineAlloc, and most lines are short.
 const firstCount = 1 << 10
 
+// heapAllocated returns the bytes allocated on the heap so far, by the
+// whole process; in the hook the analysis is all that runs. It reads
+// runtime/metrics, which costs a few hundred nanoseconds (its first read
+// in a process some microseconds more): runtime.ReadMemStats stops the
+// world and empties every P's cache of spans, which in a hook process
+// cost tens of microseconds a reading.
+func heapAllocated() uint64 {
+	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(s[:])
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
 // lineCost tracks what the command line being analysed has cost. Its
 // allocation is the heap's count now less the count when the line began,
-// which is not read: at the first reading the line is taken to have cost
-// maxAllocPerByte for each byte read so far, more than it can have. The
-// next reading comes when the bytes read since, at that cost, could reach
-// maxLineAlloc, so the line is stopped at most a kilobyte's cost past it.
+// which is not read: at the first reading, once the parser has read
+// firstCount bytes, the line is taken to have cost maxAllocPerByte for
+// each byte read so far, more than it can have. The next reading comes
+// when the bytes read since, at that cost, could reach maxLineAlloc, so
+// the line is stopped at most a kilobyte's cost past it, and a long line
+// of data is read a few times (the benchmark's 220 KB commit message
+// seven).
 type lineCost struct {
 	read      int    // bytes of the line the parser has read
 	nextCount int    // read at which to read the count again
 	base      uint64 // the count when the line began, as taken
 	counted   bool   // base is taken
-	stats     *runtime.MemStats
 }
 
 // start begins a new line.
@@ -58,11 +74,7 @@ func (c *lineCost) add(n int) bool {
 	if c.read += n; c.read < c.nextCount {
 		return false
 	}
-	if c.stats == nil {
-		c.stats = new(runtime.MemStats)
-	}
-	runtime.ReadMemStats(c.stats)
-	now := c.stats.TotalAlloc
+	now := heapAllocated()
 	if !c.counted {
 		c.base, c.counted = now-min(now, uint64(c.read)*maxAllocPerByte), true
 	}
