@@ -107,11 +107,11 @@ func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 	r.Error = boundText(r.Error)
 	rec := *r
 	rec.Outcome = nil // joined by readers, never written on the call's line
-	line, err := marshalLine(&rec)
+	line, err := appendRecord(nil, &rec)
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding audit record: %w", err)
 	}
-	return l.appendLine(ctx, line)
+	return l.appendLine(ctx, append(line, '\n'))
 }
 
 // appendLine appends line under the log's lock, waiting for it no longer

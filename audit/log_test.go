@@ -166,11 +166,11 @@ func TestAppendRead(t *testing.T) {
 func TestRecordJSON(t *testing.T) {
 	r := Record{ID: "0123456789ab", Time: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Tool: "Read", Decision: DecisionNone,
 		Checkpoints: []Checkpoint{{Tag: "rewind-x"}}}
-	line, err := marshalLine(&r)
+	line, err := appendRecord(nil, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"0123456789ab","time":"2026-03-01T10:00:00Z","tool":"Read","decision":"none","checkpoints":[{"tag":"rewind-x"}],"elapsed_ms":0}` + "\n"
+	want := `{"id":"0123456789ab","time":"2026-03-01T10:00:00Z","tool":"Read","decision":"none","checkpoints":[{"tag":"rewind-x"}],"elapsed_ms":0}`
 	if string(line) != want {
 		t.Errorf("record line\n got %s\nwant %s", line, want)
 	}
