@@ -3,10 +3,11 @@ package policy
 import (
 	"fmt"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/rewind-dev/rewind/zvm/zvmconf"
 )
 
 // The agent must not hold Zerto's keys: the files that hold rewind's Zerto
@@ -34,33 +35,10 @@ func secretFiles(getenv func(string) string) []string {
 			out = append(out, filepath.Clean(p))
 		}
 	}
-	if dir := userCacheDir(getenv); dir != "" {
-		add(filepath.Join(dir, "rewind"))
-	}
+	add(zvmconf.CacheDir(getenv))
 	add(expandTilde(getenv("REWIND_ZVM_CLIENT_SECRET_FILE"), homeDir(getenv)))
 	add(expandTilde(getenv("REWIND_ZVM_PASSWORD_FILE"), homeDir(getenv)))
 	return out
-}
-
-// userCacheDir follows os.UserCacheDir, reading the environment through
-// getenv.
-func userCacheDir(getenv func(string) string) string {
-	switch runtime.GOOS {
-	case "windows":
-		return getenv("LocalAppData")
-	case "darwin", "ios":
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, "Library", "Caches")
-		}
-	default:
-		if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
-			return d
-		}
-		if h := getenv("HOME"); h != "" {
-			return filepath.Join(h, ".cache")
-		}
-	}
-	return ""
 }
 
 // wholeReaders are commands that read the folders they name whole, and

@@ -19,7 +19,10 @@ var ErrNotConfigured = errors.New("no Zerto configured")
 type Setup struct {
 	// Getenv reads the environment (REWIND_ZVM_*); nil reads none.
 	Getenv func(string) string
-	// CacheDir is Options.CacheDir.
+	// CacheDir is Options.CacheDir. Empty, it is the folder of rewind's
+	// cache in the environment Getenv reads (zvmconf.CacheDir), or no
+	// cache when that names none: the process's own environment is not
+	// read.
 	CacheDir string
 	// Warnf is Options.Warnf.
 	Warnf func(format string, args ...any)
@@ -62,6 +65,11 @@ func ConfigOptions(s zvmconf.Settings, su Setup) (Options, error) {
 		InsecureSkipVerify: s.InsecureSkipVerify,
 		CacheDir:           su.CacheDir,
 		Warnf:              su.Warnf,
+	}
+	if o.CacheDir == "" && su.Getenv != nil {
+		if o.CacheDir = zvmconf.CacheDir(su.Getenv); o.CacheDir == "" {
+			o.CacheDir = "-"
+		}
 	}
 	files := secretFiles{clientSecret: s.ClientSecretFile, password: s.PasswordFile}
 	if err := o.ApplyEnv(getenv); err != nil {

@@ -2,6 +2,7 @@ package testlab_test
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,6 +12,7 @@ import (
 )
 
 func TestLab(t *testing.T) {
+	t.Parallel()
 	l := testlab.New(t, testlab.Options{Budget: "4s", Extra: "[capture]\nreuse_within = \"0s\"\n", Hook: hook.Run})
 	cfg, err := os.ReadFile(l.Vars["REWIND_CONFIG"])
 	if err != nil {
@@ -18,9 +20,6 @@ func TestLab(t *testing.T) {
 	}
 	if want := "[hook]\nbudget = \"4s\"\n[capture]\nreuse_within = \"0s\"\n"; string(cfg) != want {
 		t.Errorf("config %q, want %q", cfg, want)
-	}
-	if got := os.Getenv("XDG_CACHE_HOME"); got == "" || got != l.Getenv("XDG_CACHE_HOME") {
-		t.Errorf("XDG_CACHE_HOME %q in the process, %q in the lab", got, l.Getenv("XDG_CACHE_HOME"))
 	}
 	if vpgs, err := l.Zerto(t).VPGs(t.Context()); err != nil || len(vpgs) != 1 {
 		t.Fatalf("VPGs: %v, %v", vpgs, err)
@@ -33,6 +32,11 @@ func TestLab(t *testing.T) {
 	r := l.Protected(t, "toolu_02", "web-01")
 	if r.Checkpoints[0].VPG != "fast" {
 		t.Errorf("record %+v, want a checkpoint on VPG fast", r)
+	}
+	// The token the call got is cached in the lab's cache folder, found
+	// through the lab's environment.
+	if files, _ := filepath.Glob(filepath.Join(l.Getenv("XDG_CACHE_HOME"), "rewind", "zvm-tokens", "*.json")); len(files) != 1 {
+		t.Errorf("token cache files %v, want one in the lab's cache folder", files)
 	}
 	if recs := l.Records(t); len(recs) != 1 || recs[0].ID != r.ID || recs[0].Decision != audit.DecisionProtected {
 		t.Errorf("log %+v, want the protected call", recs)

@@ -7,6 +7,8 @@ package zvmconf
 
 import (
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 )
@@ -289,4 +291,36 @@ func redactUserinfo(s string) string {
 		return s[i+1:]
 	}
 	return s
+}
+
+// CacheDir returns the folder of rewind's cache in the environment getenv
+// reads, as os.UserCacheDir finds the user's cache folder in the process's
+// own, or "" when getenv names none: the Zerto token cache keeps its files
+// in it (zvm), and the policy keeps the agent from reading them. Reading it
+// through getenv lets a caller (a test, the hook with the environment it
+// was given) say where it is.
+func CacheDir(getenv func(string) string) string {
+	var base string
+	switch runtime.GOOS {
+	case "windows":
+		base = getenv("LocalAppData")
+	case "darwin", "ios":
+		if h := getenv("HOME"); h != "" {
+			base = filepath.Join(h, "Library", "Caches")
+		}
+	case "plan9":
+		if h := getenv("home"); h != "" {
+			base = filepath.Join(h, "lib", "cache")
+		}
+	default:
+		if d := getenv("XDG_CACHE_HOME"); d != "" && filepath.IsAbs(d) {
+			base = d
+		} else if h := getenv("HOME"); h != "" {
+			base = filepath.Join(h, ".cache")
+		}
+	}
+	if base == "" || !filepath.IsAbs(base) {
+		return ""
+	}
+	return filepath.Join(base, "rewind")
 }

@@ -2,6 +2,7 @@ package zvmconf
 
 import (
 	"net/url"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -104,4 +105,33 @@ func FuzzCheckURL(f *testing.F) {
 			t.Fatalf("CheckURL(%q) takes it; net/url: %+v, %v", s, u, err)
 		}
 	})
+}
+
+func TestCacheDir(t *testing.T) {
+	t.Parallel()
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	want := map[string]string{"linux": "/x/rewind", "darwin": "/home/u/Library/Caches/rewind"}[runtime.GOOS]
+	if want == "" {
+		t.Skip("the cases are written for Linux and macOS")
+	}
+	if got := CacheDir(env("XDG_CACHE_HOME", "/x", "HOME", "/home/u")); got != want {
+		t.Errorf("CacheDir = %q, want %q", got, want)
+	}
+	if runtime.GOOS == "linux" {
+		if got := CacheDir(env("XDG_CACHE_HOME", "relative", "HOME", "/home/u")); got != "/home/u/.cache/rewind" {
+			t.Errorf("with a relative XDG_CACHE_HOME: %q, want HOME's", got)
+		}
+	}
+	if got := CacheDir(env()); got != "" {
+		t.Errorf("with no HOME: %q, want none", got)
+	}
 }
