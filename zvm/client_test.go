@@ -1,6 +1,7 @@
 package zvm
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -307,5 +308,28 @@ func TestTLS(t *testing.T) {
 
 	if _, err := New(Options{URL: s.URL, Username: "a", Password: "b", CAFile: filepath.Join(t.TempDir(), "none.pem")}); err == nil {
 		t.Error("missing ca_file: no error")
+	}
+}
+
+// TestReadCap: an answer past maxBody (a month's journal listed whole, at
+// a 5 s cadence, is half a million checkpoints and 80 MB) is cut there,
+// and the rest taken for what it is: no valid answer.
+func TestReadCap(t *testing.T) {
+	t.Parallel()
+	f := newFakeZVM(t, "")
+	items := bytes.Repeat([]byte(`{"CheckpointIdentifier":"1000000","Tag":"","TimeStamp":"2026-03-01T10:00:00.000Z"},`), 1<<14)
+	f.setOverride(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("["))
+		for written := 1; written <= maxBody; written += len(items) {
+			if _, err := w.Write(items); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`{}]`))
+	})
+	c := newTestClient(t, f.start().URL, nil)
+	if _, err := c.Checkpoints(t.Context(), webVPGID, time.Time{}, time.Time{}); KindOf(err) != KindMalformed {
+		t.Errorf("an answer past the read cap: %v, want KindMalformed", err)
 	}
 }
