@@ -107,6 +107,7 @@ const handFormatted = `{
 // keeps the file's layout, names no path of this machine's, and an
 // uninstall that gives back the file byte for byte.
 func TestInstallClaudeProjectMerges(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	settings := filepath.Join(env.Dir, ".claude", "settings.json")
 	writeFile(t, settings, handFormatted, 0o640)
@@ -183,6 +184,7 @@ func TestInstallClaudeProjectMerges(t *testing.T) {
 // file that were there stay, and so does a folder rewind did not make,
 // while the folders it made go.
 func TestUninstallKeepsWhatWasThere(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	mcp := filepath.Join(env.Dir, ".mcp.json")
 	const before = "{\n  \"mcpServers\": {}\n}\n"
@@ -220,6 +222,7 @@ func TestUninstallKeepsWhatWasThere(t *testing.T) {
 // machine's install wrote (a cloned project): rewind's entries go, and
 // what they leave empty.
 func TestUninstallWithoutRecord(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, Project)
 	install(t, o)
@@ -233,6 +236,7 @@ func TestUninstallWithoutRecord(t *testing.T) {
 }
 
 func TestInstallUpdatesInPlace(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, User)
 	o.Binary, o.HookBinary = "/old/rewind", ""
@@ -264,6 +268,7 @@ func TestInstallUpdatesInPlace(t *testing.T) {
 // a key they added to rewind's entry, and the MCP server's env and extra
 // arguments.
 func TestReinstallKeepsUserChoices(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, Local)
 	o.Binary, o.HookBinary = "/old/rewind", ""
@@ -291,6 +296,7 @@ func TestReinstallKeepsUserChoices(t *testing.T) {
 // light front and go without it, since they must never start the full
 // binary, and that the front replaces rewind hook in place (and back).
 func TestInstallHookFront(t *testing.T) {
+	t.Parallel()
 	for _, host := range []hostio.Host{hostio.Claude, hostio.Codex, hostio.Cursor} {
 		t.Run(string(host), func(t *testing.T) {
 			env := testEnv(t)
@@ -325,6 +331,7 @@ func TestInstallHookFront(t *testing.T) {
 }
 
 func TestInstallRefusesBrokenSettings(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	settings := filepath.Join(env.Dir, ".claude", "settings.json")
 	broken := "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls:*)\",]\n  }\n}\n"
@@ -347,6 +354,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 }
 
 func TestInstallRefusesForeignFiles(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	writeFile(t, filepath.Join(env.Dir, ".mcp.json"), `{"mcpServers":{"rewind":{"command":"node","args":["x.js"]}}}`, 0o644)
 	if _, err := Plan(testOptions(t, env, hostio.Claude, Project)); err == nil {
@@ -368,6 +376,7 @@ func TestInstallRefusesForeignFiles(t *testing.T) {
 // TestInstallHosts checks each host's files against the shape that host
 // reads, and that uninstall removes what install wrote.
 func TestInstallHosts(t *testing.T) {
+	t.Parallel()
 	pre := func(cmd string) string {
 		return `{"matcher":"MATCHER","hooks":[{"type":"command","command":"` + cmd + `","timeout":180,"onFailure":"block"}]}`
 	}
@@ -483,6 +492,7 @@ func TestInstallHosts(t *testing.T) {
 // rewind writes the file that runs the hook, that file answering for a
 // hook that could not run.
 func TestFailOpen(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		host         hostio.Host
 		file         string
@@ -523,6 +533,7 @@ func TestFailOpen(t *testing.T) {
 // rewind used for Cursor before preToolUse moves to it, and keeps what
 // others installed there.
 func TestCursorTakesOutOldEvents(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	hooks := filepath.Join(env.Dir, ".cursor", "hooks.json")
 	writeFile(t, hooks, `{"version":1,"hooks":{"beforeShellExecution":[{"command":"/old/rewind hook --host cursor"},{"command":"audit.sh"}],"beforeMCPExecution":[{"command":"/old/rewind hook --host cursor"}]}}`, 0o644)
@@ -536,6 +547,7 @@ func TestCursorTakesOutOldEvents(t *testing.T) {
 // TestNotes checks the next steps an install ends with: where the hook
 // does not resolve, what to set, and, last, trusting the hook in Codex.
 func TestNotes(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Codex, Project)
 	o.LookPath = func(string) (string, error) { return "", errors.New("not found") }
@@ -564,6 +576,7 @@ func TestNotes(t *testing.T) {
 }
 
 func TestScopesWithoutHooks(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	for _, o := range []Options{{Host: hostio.Copilot, Scope: Local}, {Host: hostio.Gemini, Scope: Local}, {Host: hostio.Codex, Scope: Local},
 		{Host: hostio.Cline, Scope: User}, {Host: hostio.Antigravity, Scope: Local}} {
@@ -575,6 +588,7 @@ func TestScopesWithoutHooks(t *testing.T) {
 }
 
 func TestMatcher(t *testing.T) {
+	t.Parallel()
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}, {Name: "Notebook*"}, {Name: "Write"}, {Name: "Deploy[A-Z]*"}}
 	tests := []struct {
@@ -609,6 +623,7 @@ func TestMatcher(t *testing.T) {
 }
 
 func TestRewindHook(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, bin string
 		ok       bool
@@ -640,6 +655,7 @@ func TestRewindHook(t *testing.T) {
 }
 
 func TestHookTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ budget, want time.Duration }{
 		{150 * time.Second, 180 * time.Second},
 		{900 * time.Second, 930 * time.Second},
@@ -652,6 +668,7 @@ func TestHookTimeout(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	res, err := Plan(testOptions(t, env, hostio.Claude, Project))
 	if err != nil {
@@ -671,6 +688,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestMatcherMatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		matcher, tool string
 		want          bool
@@ -695,6 +713,7 @@ func TestMatcherMatches(t *testing.T) {
 }
 
 func TestUncovered(t *testing.T) {
+	t.Parallel()
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}}
 	for _, tt := range []struct {

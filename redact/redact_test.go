@@ -5,6 +5,7 @@ import (
 )
 
 func TestRedact(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name, in, want string
 	}{
