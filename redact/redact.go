@@ -23,14 +23,18 @@ const value = `("(?:[^"\\]|\\.)*"|'[^']*'|[^\s'"&;|<>)}]+)`
 // when a text has one. The hook logs every call it denies, most of which
 // hold no secret at all, from a process it starts for the call.
 type rule struct {
-	re    func() *regexp.Regexp
+	expr  string
 	hints []string
 	repl  string
 	fn    func(m []string) string
+	once  sync.Once
+	re    *regexp.Regexp
 }
 
-func newRule(expr string, hints []string, repl string, fn func(m []string) string) *rule {
-	return &rule{re: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) }), hints: hints, repl: repl, fn: fn}
+// compiled returns the rule's expression, compiled on first use.
+func (r *rule) compiled() *regexp.Regexp {
+	r.once.Do(func() { r.re = regexp.MustCompile(r.expr) })
+	return r.re
 }
 
 // apply returns s with the rule applied; folded is fold(s).
@@ -38,7 +42,12 @@ func (r *rule) apply(s, folded string) string {
 	if !slices.ContainsFunc(r.hints, func(h string) bool { return strings.Contains(folded, h) }) {
 		return s
 	}
-	re := r.re()
+	return r.replace(s)
+}
+
+// replace returns s with every match of the rule's expression replaced.
+func (r *rule) replace(s string) string {
+	re := r.compiled()
 	if r.fn == nil {
 		return re.ReplaceAllString(s, r.repl)
 	}
@@ -71,39 +80,38 @@ func fold(s string) string {
 // header, and the password of a URL's user info.
 var shapes = []*rule{
 	// A private key block, also when a text cuts it short.
-	newRule(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`, []string{"-----begin "}, Redacted, nil),
+	{expr: `(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----.*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`, hints: []string{"-----begin "}, repl: Redacted},
 	// AWS access key IDs; GitHub, GitLab, Slack, Anthropic and OpenAI
 	// tokens; JWTs (Keycloak's access and refresh tokens among them).
-	newRule(`\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, []string{"akia", "asia"}, Redacted, nil),
-	newRule(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})`,
-		[]string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-"}, Redacted, nil),
-	newRule(`\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`, []string{"eyj"}, Redacted, nil),
+	{expr: `\b(?:AKIA|ASIA)[0-9A-Z]{16}\b`, hints: []string{"akia", "asia"}, repl: Redacted},
+	{expr: `\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|glpat-[A-Za-z0-9_-]{20,}|xox[abposr]-[A-Za-z0-9-]{10,}|sk-[A-Za-z0-9_-]{20,})`,
+		hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "xox", "sk-"}, repl: Redacted},
+	{expr: `\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`, hints: []string{"eyj"}, repl: Redacted},
 	// HTTP credentials: a bearer token, and Basic credentials (base64
 	// of user:password). The words after "Bearer" or "Basic" are kept
 	// unless they have a credential's shape, so that "bearer
 	// authentication required" reads as it was written.
-	newRule(`(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})`, []string{"bearer"}, "", func(m []string) string {
+	{expr: `(?i)\b(bearer\s+)([A-Za-z0-9._~+/=-]{8,})`, hints: []string{"bearer"}, fn: func(m []string) string {
 		if strings.ContainsAny(m[2], "0123456789._~+/=-") {
 			return m[1] + Redacted
 		}
 		return m[0]
-	}),
-	newRule(`(?i)\b(basic\s+)([A-Za-z0-9+/]{4,}={0,2})`, []string{"basic"}, "", func(m []string) string {
+	}},
+	{expr: `(?i)\b(basic\s+)([A-Za-z0-9+/]{4,}={0,2})`, hints: []string{"basic"}, fn: func(m []string) string {
 		if b, err := base64.StdEncoding.DecodeString(m[2]); err == nil && strings.ContainsRune(string(b), ':') {
 			return m[1] + Redacted
 		}
 		return m[0]
-	}),
+	}},
 	// The password in user:password@host, with or without a scheme, as
 	// in URLs and govc -u.
-	newRule(`(^|[\s='"(,])((?:[A-Za-z][A-Za-z0-9+.-]*://)?[^\s:/@'"=]+):[^\s@/'"]+@`, []string{"@"}, "${1}${2}:"+Redacted+"@", nil),
+	{expr: `(^|[\s='"(,])((?:[A-Za-z][A-Za-z0-9+.-]*://)?[^\s:/@'"=]+):[^\s@/'"]+@`, hints: []string{"@"}, repl: "${1}${2}:" + Redacted + "@"},
 }
 
 // secretWords are the words that name a secret (the expression's
-// alternatives), and secretHints the words one of which each holds.
+// alternatives); the hints of the rules that read them hold a word of
+// each.
 const secretWords = `password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|credentials?`
-
-var secretHints = []string{"pass", "secret", "token", "api", "access", "private", "credential"}
 
 // assignments are the secrets a command gives by name: the value of a
 // variable, flag, option or key whose name says it is a secret. They apply
@@ -113,22 +121,23 @@ var assignments = []*rule{
 	// sshpass -p SECRET, and mysql -pSECRET, whose password is glued to
 	// the flag. -p means other things to other commands, so only a
 	// quoted value glued to it is taken as a password elsewhere.
-	newRule(`(\bsshpass\s+(?:[^|;&\n]*?\s)?-p)(\s*)`+value, []string{"sshpass"}, "${1}${2}"+Redacted, nil),
-	newRule(`(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\s+(?:[^|;&\n]*?\s)?-p)`+value, []string{"mysql", "mariadb"}, "${1}"+Redacted, nil),
-	newRule(`(\s-p)("(?:[^"\\]|\\.)*"|'[^']*')`, []string{"-p"}, "${1}"+Redacted, nil),
+	{expr: `(\bsshpass\s+(?:[^|;&\n]*?\s)?-p)(\s*)` + value, hints: []string{"sshpass"}, repl: "${1}${2}" + Redacted},
+	{expr: `(\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlshow|mariadb|mariadb-dump)\s+(?:[^|;&\n]*?\s)?-p)` + value, hints: []string{"mysql", "mariadb"}, repl: "${1}" + Redacted},
+	{expr: `(\s-p)("(?:[^"\\]|\\.)*"|'[^']*')`, hints: []string{"-p"}, repl: "${1}" + Redacted},
 	// --password SECRET and the like: a flag naming a secret, then its
 	// value as the next word.
-	newRule(`(?i)((?:^|\s)--?[a-z0-9_-]*(?:`+secretWords+`)[a-z0-9_-]*)(\s+)`+value, secretHints, "${1}${2}"+Redacted, nil),
+	{expr: `(?i)((?:^|\s)--?[a-z0-9_-]*(?:` + secretWords + `)[a-z0-9_-]*)(\s+)` + value,
+		hints: []string{"pass", "secret", "token", "api", "access", "private", "credential"}, repl: "${1}${2}" + Redacted},
 	// KEY=VALUE, "key": "value" and key: value where the key names a
 	// secret, such as REWIND_ZVM_PASSWORD=..., client_secret=...,
 	// --token=..., x-zerto-session: ... The key starts a word (after
 	// space, a quote, a bracket or a query's ? or &), so that a URL
 	// path ending in /token, quoted before a colon in a Go error, is
 	// no key.
-	newRule(`(?i)((?:^|[\s"'{(\[,;?&])[a-z0-9_.-]*(?:`+secretWords+`|pwd|x-zerto-session|cookie)[a-z0-9_.-]*["']?\s*[=:]\s*)`+value,
-		append(slices.Clip(secretHints), "pwd", "x-zerto-session", "cookie"), "${1}"+Redacted, nil),
+	{expr: `(?i)((?:^|[\s"'{(\[,;?&])[a-z0-9_.-]*(?:` + secretWords + `|pwd|x-zerto-session|cookie)[a-z0-9_.-]*["']?\s*[=:]\s*)` + value,
+		hints: []string{"pass", "secret", "token", "api", "access", "private", "credential", "pwd", "x-zerto-session", "cookie"}, repl: "${1}" + Redacted},
 	// An Authorization header, whatever its scheme and value.
-	newRule(`(?i)(authorization["']?\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate)\s+)?)`+value, []string{"authorization"}, "${1}"+Redacted, nil),
+	{expr: `(?i)(authorization["']?\s*[:=]\s*(?:(?:bearer|basic|token|digest|negotiate)\s+)?)` + value, hints: []string{"authorization"}, repl: "${1}" + Redacted},
 }
 
 // Text returns s with the secrets of a recognisable shape replaced by

@@ -69,7 +69,7 @@ func FuzzHints(f *testing.F) {
 	}
 	every := func(s string, rules []*rule) string {
 		for _, r := range rules {
-			s = (&rule{re: r.re, hints: []string{""}, repl: r.repl, fn: r.fn}).apply(s, "")
+			s = r.replace(s)
 		}
 		return s
 	}
