@@ -129,10 +129,7 @@ func unquoteBytes(s []byte) (t []byte, ok bool) {
 
 		// ASCII, copied a run at a time: most of a long command.
 		case c < utf8.RuneSelf:
-			j := r + 1
-			for j < len(s) && s[j] >= ' ' && s[j] < utf8.RuneSelf && s[j] != '\\' && s[j] != '"' {
-				j++
-			}
+			j := r + 1 + plainRun(s[r+1:], true)
 			if w+(j-r) > len(b) {
 				nb := make([]byte, w+(j-r)+len(s)-j+2*utf8.UTFMax)
 				copy(nb, b[0:w])
