@@ -86,24 +86,8 @@ func New(cfg *Config) (*Policy, error) {
 		return nil, err
 	}
 	p := &Policy{cfg: cfg, catalog: cat, index: indexRules(user.commands)}
-	p.commands = slices.Clip(cat.commands)
-	if len(user.commands) > 0 || len(cfg.Catalog.Disable) > 0 {
-		p.commands = user.commands
-		for _, c := range cat.commands {
-			if !p.disabled(c.src.Family) {
-				p.commands = append(p.commands, c)
-			}
-		}
-	}
-	p.tools = slices.Clip(cat.tools)
-	if len(user.tools) > 0 || len(cfg.Catalog.Disable) > 0 {
-		p.tools = user.tools
-		for _, t := range cat.tools {
-			if !p.disabled(t.src.Family) {
-				p.tools = append(p.tools, t)
-			}
-		}
-	}
+	p.commands = withCatalog(p, user.commands, cat.commands)
+	p.tools = withCatalog(p, user.tools, cat.tools)
 	p.servers = append(user.servers, cat.servers...)
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
@@ -122,6 +106,23 @@ func New(cfg *Config) (*Policy, error) {
 	}
 	return p, nil
 }
+
+// withCatalog returns own followed by the rules of cat whose families p
+// has not turned off: cat itself when there is nothing to add or leave out.
+func withCatalog[R interface{ family() string }](p *Policy, own, cat []R) []R {
+	if len(own) == 0 && len(p.cfg.Catalog.Disable) == 0 {
+		return slices.Clip(cat)
+	}
+	for _, r := range cat {
+		if !p.disabled(r.family()) {
+			own = append(own, r)
+		}
+	}
+	return own
+}
+
+func (c *commandRule) family() string { return c.src.Family }
+func (t *toolRule) family() string    { return t.src.Family }
 
 // compileTighten compiles a config whose rules may only make verdicts
 // stricter. Its value options and subcommand aliases apply to its own
