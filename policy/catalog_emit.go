@@ -18,17 +18,18 @@ import (
 // compiled at run time, as catalog_gen.go is left out, so that a stale or
 // broken catalog_gen.go never stands in the way of writing a new one.
 
+var parsedCatalog = sync.OnceValues(ParseCatalog)
+
 func newCatalogConfig() *Config {
-	cfg, err := ParseCatalog()
+	cfg, err := parsedCatalog()
 	if err != nil {
-		// compiledCatalog reports it.
-		return &Config{}
+		return &Config{} // compiledCatalog reports the error
 	}
 	return cfg
 }
 
 var compiledCatalog = sync.OnceValues(func() (*Policy, error) {
-	if _, err := ParseCatalog(); err != nil {
+	if _, err := parsedCatalog(); err != nil {
 		return nil, err
 	}
 	return compileCatalog(catalogConfig())
