@@ -7,6 +7,7 @@ import (
 )
 
 func TestExcerpt(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -34,6 +35,7 @@ func TestExcerpt(t *testing.T) {
 }
 
 func TestExcerptHugeInput(t *testing.T) {
+	t.Parallel()
 	// A secret that straddles the redaction window must not show in part;
 	// the window is cut back to a word boundary.
 	filler := strings.Repeat("\n", 20000)

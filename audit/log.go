@@ -4,12 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -107,11 +107,11 @@ func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 	r.Error = boundText(r.Error)
 	rec := *r
 	rec.Outcome = nil // joined by readers, never written on the call's line
-	line, err := marshalLine(&rec)
+	line, err := appendRecord(nil, &rec)
 	if err != nil {
-		return err
+		return fmt.Errorf("encoding audit record: %w", err)
 	}
-	return l.appendLine(ctx, line)
+	return l.appendLine(ctx, append(line, '\n'))
 }
 
 // appendLine appends line under the log's lock, waiting for it no longer
@@ -209,11 +209,18 @@ const IDLen = 12
 // reusing a tool_use_id, or the same event replayed, get two IDs. The hook
 // draws the ID before it decides, so that it can name the record in its
 // answer before appending it.
+//
+// The bits come from math/rand/v2, whose generator (ChaCha8) the runtime
+// seeds from the system's random source at start: an ID names a record
+// and is no secret, and crypto/rand's first read in a process (which sets
+// up the vDSO's random state, and links a DRBG whose package init every
+// hook start pays) costs the hook more than writing the record.
 func NewID() string {
 	var b [IDLen]byte
-	rand.Read(b[:])
+	bits := rand.Uint64()
 	for i := range b {
-		b[i] = idAlphabet[b[i]&31]
+		b[i] = idAlphabet[bits&31]
+		bits >>= 5
 	}
 	return string(b[:])
 }

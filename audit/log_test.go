@@ -16,12 +16,14 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gofrs/flock"
 )
 
 func TestNewID(t *testing.T) {
+	t.Parallel()
 	shape := regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{12}$`)
 	seen := map[string]bool{}
 	for range 1000 {
@@ -39,6 +41,7 @@ func TestNewID(t *testing.T) {
 // TestAppendIDsAreUnique: calls from two sessions that reuse a tool_use_id,
 // and the same event logged twice, are told apart.
 func TestAppendIDsAreUnique(t *testing.T) {
+	t.Parallel()
 	l := Open(t.TempDir())
 	recs := []*Record{
 		{Session: "s1", ToolUseID: "toolu_01", Tool: "Bash", Decision: DecisionProtected},
@@ -64,6 +67,7 @@ func TestAppendIDsAreUnique(t *testing.T) {
 }
 
 func TestAppendRead(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "state")
 	l := Open(dir)
 	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
@@ -133,19 +137,21 @@ func TestAppendRead(t *testing.T) {
 }
 
 func TestRecordJSON(t *testing.T) {
+	t.Parallel()
 	r := Record{ID: "0123456789ab", Time: time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC), Tool: "Read", Decision: DecisionNone,
 		Checkpoints: []Checkpoint{{Tag: "rewind-x"}}}
-	line, err := marshalLine(&r)
+	line, err := appendRecord(nil, &r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `{"id":"0123456789ab","time":"2026-03-01T10:00:00Z","tool":"Read","decision":"none","checkpoints":[{"tag":"rewind-x"}],"elapsed_ms":0}` + "\n"
+	want := `{"id":"0123456789ab","time":"2026-03-01T10:00:00Z","tool":"Read","decision":"none","checkpoints":[{"tag":"rewind-x"}],"elapsed_ms":0}`
 	if string(line) != want {
 		t.Errorf("record line\n got %s\nwant %s", line, want)
 	}
 }
 
 func TestAppendRedacts(t *testing.T) {
+	t.Parallel()
 	l := Open(t.TempDir())
 	r := &Record{
 		Tool:       "Bash",
@@ -175,6 +181,7 @@ func TestAppendRedacts(t *testing.T) {
 }
 
 func TestRotation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	l := Open(dir)
 	l.MaxSize = 400
@@ -223,6 +230,7 @@ func TestRotation(t *testing.T) {
 }
 
 func TestReadSkipsTornLines(t *testing.T) {
+	t.Parallel()
 	l := Open(t.TempDir())
 	if err := l.Append(&Record{Tool: "A", Decision: DecisionNone}); err != nil {
 		t.Fatal(err)
@@ -246,6 +254,7 @@ func TestReadSkipsTornLines(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	l := Open(t.TempDir())
 	for _, r := range []Record{
 		{ID: "aaaa11111111", Tool: "first"},
@@ -313,6 +322,7 @@ const (
 )
 
 func TestAppendHelperProcess(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv(helperEnv)
 	if dir == "" {
 		t.Skip("helper process for TestConcurrentAppend")
@@ -335,6 +345,7 @@ func appendMany(t *testing.T, dir, who string) {
 }
 
 func TestConcurrentAppend(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var cmds []*exec.Cmd
 	for p := range helperProcs {
@@ -427,22 +438,25 @@ func assertMode(t *testing.T, name string, want os.FileMode) {
 // TestAppendContextLockHeld: a lock another process never lets go costs
 // the record, not the caller's deadline.
 func TestAppendContextLockHeld(t *testing.T) {
-	dir := t.TempDir()
-	fl := flock.New(filepath.Join(dir, lockName))
-	if err := fl.Lock(); err != nil {
-		t.Fatal(err)
-	}
-	defer fl.Unlock()
-	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
-	defer cancel()
-	start := time.Now()
-	err := Open(dir).AppendContext(ctx, &Record{Decision: DecisionDeny})
-	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("err = %v, want the deadline", err)
-	}
-	// Slack for a loaded machine; a wait blind to the deadline lasts as
-	// long as the lock is held: until the test ends.
-	if el := time.Since(start); el > 100*time.Millisecond+time.Second {
-		t.Errorf("took %v past a 100ms deadline", el)
-	}
+	t.Parallel()
+	synctest.Test(t, func(t *testing.T) {
+		dir := t.TempDir()
+		fl := flock.New(filepath.Join(dir, lockName))
+		if err := fl.Lock(); err != nil {
+			t.Fatal(err)
+		}
+		defer fl.Unlock()
+		ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+		defer cancel()
+		start := time.Now()
+		err := Open(dir).AppendContext(ctx, &Record{Decision: DecisionDeny})
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("err = %v, want the deadline", err)
+		}
+		// On the bubble's clock: a wait blind to the deadline lasts as long
+		// as the lock is held, until the test ends.
+		if el := time.Since(start); el > 100*time.Millisecond {
+			t.Errorf("took %v past a 100ms deadline", el)
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 )
 
 func TestTally(t *testing.T) {
+	t.Parallel()
 	l := Open(t.TempDir())
 	for i, r := range []*Record{
 		{Session: "s1", Tool: "Bash", Decision: DecisionProtected, Checkpoints: []Checkpoint{{Identifier: "1", Tag: "a"}}},

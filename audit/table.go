@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
@@ -419,8 +420,11 @@ func reasonOf(r *Record, loc *time.Location) reason {
 }
 
 // retryRe finds the retry time in a pending call's reason, as the hook
-// words it.
-var retryRe = regexp.MustCompile(`Retry this call after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+// words it. Like the expressions below, it is compiled on first use: the
+// hook, which links this package to log its decisions, never reads them.
+var retryRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`Retry this call after (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+})
 
 // RetryAfter returns the time after which a pending call is to be
 // retried, as the hook told the agent (the hook says when its tag is
@@ -433,7 +437,7 @@ func RetryAfter(r *Record) (time.Time, bool) {
 	if !r.RetryAfter.IsZero() {
 		return r.RetryAfter, true
 	}
-	m := retryRe.FindStringSubmatch(r.Reason)
+	m := retryRe().FindStringSubmatch(r.Reason)
 	if m == nil {
 		return time.Time{}, false
 	}
@@ -490,17 +494,17 @@ func (rs reason) fit(w int) string {
 // sentenceEnd is where a reason's first sentence ends: the hook adds its
 // hints ("Fix: ...", "If it is a protected VM under another name, ...")
 // as sentences after the one that says why.
-var sentenceEnd = regexp.MustCompile(`\. [A-Z]`)
+var sentenceEnd = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\. [A-Z]`) })
 
 // trailingNote is a parenthesis at the end of a reason's sentence that
 // names the rule or setting behind it: "(rule: catalog:govc vm.destroy)",
 // "(rule catalog:* would change web-01)", "(hook.on_error = deny)".
-var trailingNote = regexp.MustCompile(`\s*\((?:rule[: ]|hook\.)[^()]*\)\.?$`)
+var trailingNote = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\s*\((?:rule[: ]|hook\.)[^()]*\)\.?$`) })
 
 // checkpointFor is the start of a reason for a call that got no
 // checkpoint: "no checkpoint for web-01 (VPG "web"): " (the targets are
 // in their own column).
-var checkpointFor = regexp.MustCompile(`^no checkpoint for [^:]*: `)
+var checkpointFor = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^no checkpoint for [^:]*: `) })
 
 // shortReason returns text, a reason as rewind words it, shortened to w
 // columns with its cause kept. Reasons are built as a first sentence that
@@ -514,17 +518,17 @@ func shortReason(text string, chain bool, w int) string {
 	if DisplayWidth(text) <= w {
 		return text
 	}
-	if loc := sentenceEnd.FindStringIndex(text); loc != nil {
+	if loc := sentenceEnd().FindStringIndex(text); loc != nil {
 		text = text[:loc[0]]
 		if DisplayWidth(text) <= w {
 			return text
 		}
 	}
-	text = trailingNote.ReplaceAllString(text, "")
+	text = trailingNote().ReplaceAllString(text, "")
 	if DisplayWidth(text) <= w {
 		return text
 	}
-	if m := checkpointFor.FindString(text); m != "" {
+	if m := checkpointFor().FindString(text); m != "" {
 		text = "no checkpoint: " + text[len(m):]
 		if DisplayWidth(text) <= w {
 			return text

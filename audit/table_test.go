@@ -35,6 +35,7 @@ func tableRecords() []Record {
 }
 
 func TestWriteTable(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteTableOptions(&buf, tableRecords(), TableOptions{Location: time.UTC}); err != nil {
 		t.Fatal(err)
@@ -58,6 +59,7 @@ func TestWriteTable(t *testing.T) {
 // room as REASON and TARGETS until it is whole, and that colours do not
 // count.
 func TestWriteTableFits(t *testing.T) {
+	t.Parallel()
 	recs := tableRecords()
 	exit := 127
 	recs[0].Outcome = &Outcome{State: OutcomeFailed, ExitCode: &exit, Reported: true}
@@ -107,6 +109,7 @@ func stripSGR(s string) string {
 }
 
 func TestFitFlex(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		avail   int
 		natural [3]int
@@ -135,6 +138,7 @@ func TestFitFlex(t *testing.T) {
 // TestShortReason cuts reasons as the hook words them and checks that
 // the part that says why is kept.
 func TestShortReason(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		decision, reason string
 		width            int
@@ -187,6 +191,7 @@ func TestShortReason(t *testing.T) {
 }
 
 func TestPendingReason(t *testing.T) {
+	t.Parallel()
 	r := &tableRecords()[1]
 	at, ok := RetryAfter(r)
 	if !ok || !at.Equal(time.Date(2026, 3, 1, 10, 11, 31, 0, time.UTC)) {
@@ -229,6 +234,7 @@ func TestPendingReason(t *testing.T) {
 }
 
 func TestTimeHeader(t *testing.T) {
+	t.Parallel()
 	paris, err := time.LoadLocation("Europe/Paris")
 	if err != nil {
 		t.Skip(err)
@@ -251,6 +257,7 @@ func TestTimeHeader(t *testing.T) {
 }
 
 func TestOutcomeColumn(t *testing.T) {
+	t.Parallel()
 	recs := tableRecords()[:2]
 	var buf bytes.Buffer
 	outcome := func(r *Record) string {
@@ -273,6 +280,7 @@ func TestOutcomeColumn(t *testing.T) {
 // TestOutcomeColumnLeftOut: the OUTCOME column is there only when some
 // call's outcome is known and there is room for it.
 func TestOutcomeColumnLeftOut(t *testing.T) {
+	t.Parallel()
 	recs := tableRecords()
 	layout := func(width int) string {
 		var buf bytes.Buffer
@@ -302,6 +310,7 @@ func TestOutcomeColumnLeftOut(t *testing.T) {
 }
 
 func TestDisplayWidth(t *testing.T) {
+	t.Parallel()
 	for s, want := range map[string]int{
 		"":             0,
 		"ssh web-01":   10,
@@ -326,6 +335,7 @@ func TestDisplayWidth(t *testing.T) {
 }
 
 func TestWriteTableEmpty(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	if err := WriteTable(&buf, nil); err != nil {
 		t.Fatal(err)
@@ -379,6 +389,7 @@ func decisionConstants(t *testing.T) map[string]string {
 // says and that it has a colour. A decision record.go declares that this
 // table does not list fails it.
 func TestEveryDecisionRenders(t *testing.T) {
+	t.Parallel()
 	const (
 		tag    = "rewind-20260301T100000Z-0a1b2c3d"
 		reason = "rewind: the reason the host was told"
@@ -436,6 +447,7 @@ func TestEveryDecisionRenders(t *testing.T) {
 
 // TestOutcomeText shows each outcome a call can have in its words.
 func TestOutcomeText(t *testing.T) {
+	t.Parallel()
 	code := func(n int) *int { return &n }
 	for _, tt := range []struct {
 		o    *Outcome

@@ -1,6 +1,7 @@
 package capture
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -14,7 +15,7 @@ import (
 //
 //	go test -run '^$' -bench ProtectedCall -benchtime 20x ./capture
 func BenchmarkProtectedCall(b *testing.B) {
-	f := newFixture(b)
+	f := tcpFixture(b)
 	c := f.capturer(Options{})
 	// Warm the token and the resolution caches, as earlier calls would.
 	if out := capture(b, c, 5*time.Second, "warmupcall00", "web-01"); out.Kind != Protected {
@@ -24,7 +25,9 @@ func BenchmarkProtectedCall(b *testing.B) {
 	reqs, tokens := len(f.sim.Requests()), f.sim.CountTokens()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		out := capture(b, c, 5*time.Second, fmt.Sprintf("%08x0000", i), "web-01")
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		out := c.Capture(ctx, Request{Targets: []string{"web-01"}, CallID: fmt.Sprintf("%08x0000", i)})
+		cancel()
 		decided := time.Now()
 		if out.Kind != Protected {
 			b.Fatalf("call %d: %v", i, out.Kind)

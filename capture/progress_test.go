@@ -11,6 +11,7 @@ import (
 // TestProgressOverrun: what a caller answers when Capture has not returned,
 // from each stage it may have reached.
 func TestProgressOverrun(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	c := f.capturer(Options{})
 	web := group{vpgID: "vpg-fast", vpgName: "fast", vms: []VM{{Target: "web-01", Name: "web-01"}}}

@@ -14,16 +14,17 @@ type flatField struct {
 	raw *json.RawMessage
 }
 
-// decodeFlat fills fields from data in one quick pass (json.Valid, then
-// jsonscan) rather than json.Unmarshal's two, which matters for an event
-// that carries a tool input of megabytes. It does so only for the events
+// decodeFlat fills fields from data in two quick passes (jsonscan.Valid,
+// then jsonscan.Keys) rather than json.Unmarshal's two, which read it byte
+// by byte: that matters for an event that carries a tool input of
+// megabytes. It does so only for the events
 // json.Unmarshal and checkFieldNames would read the same way and accept: a
 // valid JSON object whose keys are all known, in their exact spelling, and
 // given once, with a string or null for each string field. For any other
 // input it sets nothing and reports false, and the caller reads data the
 // slow way, which says what is wrong.
 func decodeFlat(data []byte, fields map[string]flatField) bool {
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' || !json.Valid(data) {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' || !jsonscan.Valid(data) {
 		return false
 	}
 	type set struct {

@@ -12,6 +12,7 @@ import (
 // TestFlatFieldsMatchTags keeps claudeEvent's fields for decodeFlat in step
 // with its JSON tags and claudeFields.
 func TestFlatFieldsMatchTags(t *testing.T) {
+	t.Parallel()
 	var ce claudeEvent
 	fields := ce.fields()
 	typ := reflect.TypeOf(ce)
@@ -56,6 +57,7 @@ var flatSeeds = []string{
 }
 
 func TestDecodeFlat(t *testing.T) {
+	t.Parallel()
 	for _, s := range flatSeeds {
 		checkFlat(t, []byte(s))
 	}

@@ -141,6 +141,7 @@ var decodeTests = []struct {
 }
 
 func TestDecode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range decodeTests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Decode(strings.NewReader(tt.in), Claude)
@@ -194,6 +195,7 @@ func checkErrMessage(t *testing.T, err error) {
 }
 
 func TestDecodeErrorDetails(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, want string
 	}{
@@ -241,6 +243,7 @@ func (r *endlessEvent) Read(p []byte) (int, error) {
 }
 
 func TestDecodeTooLarge(t *testing.T) {
+	t.Parallel()
 	r := &endlessEvent{prefix: `{"tool_name":"Bash","tool_input":{"command":"`}
 	_, err := Decode(r, Claude)
 	if !errors.Is(err, ErrTooLarge) {
@@ -254,6 +257,7 @@ func TestDecodeTooLarge(t *testing.T) {
 }
 
 func TestDecodeLimitIsInclusive(t *testing.T) {
+	t.Parallel()
 	ev := `{"tool_name":"Write","tool_input":{"content":"x"}}`
 	atLimit := ev + strings.Repeat(" ", MaxEventSize-len(ev))
 	if _, err := Decode(strings.NewReader(atLimit), Claude); err != nil {
@@ -271,6 +275,7 @@ var errBroken = errors.New("broken pipe")
 func (failingReader) Read([]byte) (int, error) { return 0, errBroken }
 
 func TestDecodeReadError(t *testing.T) {
+	t.Parallel()
 	_, err := Decode(io.MultiReader(strings.NewReader(`{"tool_name"`), failingReader{}), Claude)
 	if !errors.Is(err, errBroken) {
 		t.Errorf("error %v, want it to wrap the read error", err)
@@ -278,6 +283,7 @@ func TestDecodeReadError(t *testing.T) {
 }
 
 func TestHosts(t *testing.T) {
+	t.Parallel()
 	const supported = "(supported: claude, codex, antigravity, cursor, copilot, opencode, kiro, windsurf, cline, gemini)"
 	tests := []struct {
 		in      string
@@ -383,6 +389,7 @@ var encodeTests = []struct {
 }
 
 func TestEncode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range encodeTests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &countingWriter{}
@@ -403,6 +410,7 @@ func TestEncode(t *testing.T) {
 }
 
 func TestEncodeInvalidPermission(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	err := Encode(&buf, Claude, Decision{Permission: "block", Reason: "x"})
 	if err == nil || buf.Len() != 0 {
@@ -411,6 +419,7 @@ func TestEncodeInvalidPermission(t *testing.T) {
 }
 
 func TestEncodeWriteError(t *testing.T) {
+	t.Parallel()
 	err := Encode(failingWriter{}, Claude, Decision{Permission: Deny})
 	if !errors.Is(err, errBroken) {
 		t.Errorf("error %v, want it to wrap the write error", err)

@@ -232,6 +232,7 @@ var hostDecodeTests = []struct {
 }
 
 func TestHostDecode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range hostDecodeTests {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := Decode(strings.NewReader(tt.in), tt.host)
@@ -265,6 +266,7 @@ func TestHostDecode(t *testing.T) {
 // TestResolveServersLeavesOthers checks that the config's servers do not
 // rename a tool whose host named its server exactly.
 func TestResolveServersLeavesOthers(t *testing.T) {
+	t.Parallel()
 	cfg := policy.Default()
 	cfg.Servers = []policy.ServerRule{{Name: "v"}}
 	ev, err := Decode(strings.NewReader(`{"hook_event_name":"PreToolUse","tool_name":"mcp__vsphere_x__power_off_vm","tool_input":{}}`), Claude)
@@ -278,6 +280,7 @@ func TestResolveServersLeavesOthers(t *testing.T) {
 }
 
 func TestCursorServerMention(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		hint, server string
 		want         bool
@@ -361,6 +364,7 @@ var exitCodeTests = []struct {
 }
 
 func TestExitCodeHosts(t *testing.T) {
+	t.Parallel()
 	for _, tt := range exitCodeTests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := Respond(tt.host, nil, tt.d)
@@ -378,6 +382,7 @@ func TestExitCodeHosts(t *testing.T) {
 // enforce "ask", still get one, and that no event gets an answer about a
 // call that has run.
 func TestCursorAnswerFollowsEvent(t *testing.T) {
+	t.Parallel()
 	d := Decision{Permission: Ask, Reason: "r"}
 	for _, tt := range []struct{ in, want string }{
 		{`{"hook_event_name":"beforeShellExecution","command":"x"}`, `{"permission":"ask","user_message":"r","agent_message":"r"}` + "\n"},
@@ -399,6 +404,7 @@ func TestCursorAnswerFollowsEvent(t *testing.T) {
 }
 
 func TestHostEncode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range hostEncodeTests {
 		t.Run(tt.name, func(t *testing.T) {
 			w := &countingWriter{}

@@ -10,6 +10,7 @@ import (
 // TestPartial checks what Decode still reads of each shape of event it
 // refuses: the tool names (every one a reader could take) and the cwd.
 func TestPartial(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat(`{"a":`, 10001) + `1` + strings.Repeat(`}`, 10001)
 	tests := []struct {
 		name  string
@@ -64,6 +65,7 @@ func TestPartial(t *testing.T) {
 // TestPartialInvalidUTF8 pins down invalid UTF-8, which encoding/json
 // does not refuse: the event is decoded, its bytes become U+FFFD.
 func TestPartialInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	ev, err := Decode(strings.NewReader("{\"tool_name\":\"Bash\",\"tool_input\":{\"command\":\"ssh web-01 re\xffboot\"}}"), Claude)
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // the normalized hook, keys sorted, compact, strings escaped as serde_json
 // escapes them, and the 600 s default where the hook sets no timeout.
 func TestCodexIdentity(t *testing.T) {
+	t.Parallel()
 	group, _ := decodeObject([]byte(`{"matcher":"^(Bash|mcp__.*)$","hooks":[]}`))
 	for _, tt := range []struct{ entry, want string }{
 		{`{"type":"command","command":"rewind-hook --host codex","timeout":180}`,
@@ -39,6 +40,7 @@ func TestCodexIdentity(t *testing.T) {
 // trusted as it is, one that changed since, one never trusted and one
 // turned off, and a file it cannot read.
 func TestCodexTrust(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Codex, User)
 	install(t, o)

@@ -108,6 +108,7 @@ const handFormatted = `{
 // keeps the file's layout, names no path of this machine's, and an
 // uninstall that gives back the file byte for byte.
 func TestInstallClaudeProjectMerges(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	settings := filepath.Join(env.Dir, ".claude", "settings.json")
 	writeFile(t, settings, handFormatted, 0o640)
@@ -184,6 +185,7 @@ func TestInstallClaudeProjectMerges(t *testing.T) {
 // file that were there stay, and so does a folder rewind did not make,
 // while the folders it made go.
 func TestUninstallKeepsWhatWasThere(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	mcp := filepath.Join(env.Dir, ".mcp.json")
 	const before = "{\n  \"mcpServers\": {}\n}\n"
@@ -221,6 +223,7 @@ func TestUninstallKeepsWhatWasThere(t *testing.T) {
 // machine's install wrote (a cloned project): rewind's entries go, and
 // what they leave empty.
 func TestUninstallWithoutRecord(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, Project)
 	install(t, o)
@@ -234,6 +237,7 @@ func TestUninstallWithoutRecord(t *testing.T) {
 }
 
 func TestInstallUpdatesInPlace(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, User)
 	o.Binary, o.HookBinary = "/old/rewind", ""
@@ -265,6 +269,7 @@ func TestInstallUpdatesInPlace(t *testing.T) {
 // a key they added to rewind's entry, and the MCP server's env and extra
 // arguments.
 func TestReinstallKeepsUserChoices(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Claude, Local)
 	o.Binary, o.HookBinary = "/old/rewind", ""
@@ -292,6 +297,7 @@ func TestReinstallKeepsUserChoices(t *testing.T) {
 // light front and go without it, since they must never start the full
 // binary, and that the front replaces rewind hook in place (and back).
 func TestInstallHookFront(t *testing.T) {
+	t.Parallel()
 	for _, host := range []hostio.Host{hostio.Claude, hostio.Codex, hostio.Cursor} {
 		t.Run(string(host), func(t *testing.T) {
 			env := testEnv(t)
@@ -326,6 +332,7 @@ func TestInstallHookFront(t *testing.T) {
 }
 
 func TestInstallRefusesBrokenSettings(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	settings := filepath.Join(env.Dir, ".claude", "settings.json")
 	broken := "{\n  \"permissions\": {\n    \"allow\": [\"Bash(ls:*)\",]\n  }\n}\n"
@@ -348,6 +355,7 @@ func TestInstallRefusesBrokenSettings(t *testing.T) {
 }
 
 func TestInstallRefusesForeignFiles(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	writeFile(t, filepath.Join(env.Dir, ".mcp.json"), `{"mcpServers":{"rewind":{"command":"node","args":["x.js"]}}}`, 0o644)
 	if _, err := Plan(testOptions(t, env, hostio.Claude, Project)); err == nil {
@@ -369,6 +377,7 @@ func TestInstallRefusesForeignFiles(t *testing.T) {
 // TestInstallHosts checks each host's files against the shape that host
 // reads, and that uninstall removes what install wrote.
 func TestInstallHosts(t *testing.T) {
+	t.Parallel()
 	pre := func(cmd string) string {
 		return `{"matcher":"MATCHER","hooks":[{"type":"command","command":"` + cmd + `","timeout":180,"onFailure":"block"}]}`
 	}
@@ -484,6 +493,7 @@ func TestInstallHosts(t *testing.T) {
 // rewind writes the file that runs the hook, that file answering for a
 // hook that could not run.
 func TestFailOpen(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		host         hostio.Host
 		file         string
@@ -524,6 +534,7 @@ func TestFailOpen(t *testing.T) {
 // rewind used for Cursor before preToolUse moves to it, and keeps what
 // others installed there.
 func TestCursorTakesOutOldEvents(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	hooks := filepath.Join(env.Dir, ".cursor", "hooks.json")
 	writeFile(t, hooks, `{"version":1,"hooks":{"beforeShellExecution":[{"command":"/old/rewind hook --host cursor"},{"command":"audit.sh"}],"beforeMCPExecution":[{"command":"/old/rewind hook --host cursor"}]}}`, 0o644)
@@ -537,6 +548,7 @@ func TestCursorTakesOutOldEvents(t *testing.T) {
 // TestNotes checks the next steps an install ends with: where the hook
 // does not resolve, what to set, and, last, trusting the hook in Codex.
 func TestNotes(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	o := testOptions(t, env, hostio.Codex, Project)
 	o.LookPath = func(string) (string, error) { return "", errors.New("not found") }
@@ -565,6 +577,7 @@ func TestNotes(t *testing.T) {
 }
 
 func TestScopesWithoutHooks(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	for _, o := range []Options{{Host: hostio.Copilot, Scope: Local}, {Host: hostio.Gemini, Scope: Local}, {Host: hostio.Codex, Scope: Local},
 		{Host: hostio.Cline, Scope: User}, {Host: hostio.Antigravity, Scope: Local}} {
@@ -576,6 +589,7 @@ func TestScopesWithoutHooks(t *testing.T) {
 }
 
 func TestMatcher(t *testing.T) {
+	t.Parallel()
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}, {Name: "Notebook*"}, {Name: "Write"}, {Name: "Deploy[A-Z]*"}}
 	tests := []struct {
@@ -611,6 +625,7 @@ func TestMatcher(t *testing.T) {
 }
 
 func TestRewindHook(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		cmd, bin string
 		ok       bool
@@ -642,6 +657,7 @@ func TestRewindHook(t *testing.T) {
 }
 
 func TestHookTimeout(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ budget, want time.Duration }{
 		{150 * time.Second, 180 * time.Second},
 		{900 * time.Second, 930 * time.Second},
@@ -654,6 +670,7 @@ func TestHookTimeout(t *testing.T) {
 }
 
 func TestDiff(t *testing.T) {
+	t.Parallel()
 	env := testEnv(t)
 	res, err := Plan(testOptions(t, env, hostio.Claude, Project))
 	if err != nil {
@@ -673,6 +690,7 @@ func TestDiff(t *testing.T) {
 }
 
 func TestMatcherMatches(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		matcher, tool string
 		want          bool
@@ -697,6 +715,7 @@ func TestMatcherMatches(t *testing.T) {
 }
 
 func TestUncovered(t *testing.T) {
+	t.Parallel()
 	const readTools = "Read Grep Glob LS NotebookRead"
 	cfg := policy.Default()
 	cfg.Tools = []policy.ToolRule{{Name: "Write"}, {Name: "mcp__vc__*"}}

@@ -10,6 +10,7 @@ import (
 // the text as it was, lays out new text as its container does, and an
 // insertion followed by its deletion gives back the text byte for byte.
 func TestTextEdits(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		in   string
@@ -106,6 +107,7 @@ func TestTextEdits(t *testing.T) {
 // TestDeleteFirstMember checks that deleting a first member takes the
 // separator after it.
 func TestDeleteFirstMember(t *testing.T) {
+	t.Parallel()
 	d, err := parseText([]byte("{\n  \"a\": 1,\n  \"b\": 2\n}\n"))
 	if err != nil {
 		t.Fatal(err)

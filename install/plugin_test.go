@@ -28,6 +28,7 @@ func readJSON(t *testing.T, rel string, v any) {
 }
 
 func TestPluginLayout(t *testing.T) {
+	t.Parallel()
 	var manifest struct {
 		Name, Version, Description, Homepage, Repository, License string
 		Author                                                    struct{ Name string }
@@ -93,6 +94,7 @@ func TestPluginLayout(t *testing.T) {
 // TestPluginScriptWithoutBinary runs the plugin's launcher where no rewind
 // binary can be found: the hook must ask, not let the call through.
 func TestPluginScriptWithoutBinary(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the launcher is a POSIX shell script")
 	}

@@ -9,6 +9,7 @@ import (
 // as the tool it names when that runs commands too (the host's PowerShell
 // tool); another tool takes its input, not a command.
 func TestCheckEventShellTools(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in       CheckInput
 		wantTool string

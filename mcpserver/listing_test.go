@@ -21,6 +21,7 @@ func manyLab(t testing.TB) (*Server, *testlab.Lab) {
 // other, and ran out of its deadline after about 200); what the hook (or
 // an earlier listing) keeps in the state folder is not read again.
 func TestListVPGsAtScale(t *testing.T) {
+	t.Parallel()
 	srv, l := manyLab(t)
 	_, out, err := srv.listVPGs(context.Background(), nil, NoInput{})
 	if err != nil {

@@ -32,6 +32,7 @@ func protectedCall(t *testing.T, l *lab, vm string) string {
 // stops it, as rewind undo does, and refuses what Zerto's state does not
 // allow with Zerto's or recovery's reason.
 func TestRewindTestAndStop(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 
@@ -97,6 +98,7 @@ func TestRewindTestAndStop(t *testing.T) {
 // the restore loses and the command the person runs in their own
 // terminal, and nothing reaches Zerto but reads.
 func TestRestoreOnlyInATerminal(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 	protectedCall(t, l, "db-01") // not restored: another VM of the VPG
@@ -144,6 +146,7 @@ func TestRestoreOnlyInATerminal(t *testing.T) {
 // elicitation); a client that cannot ask is refused, and so is a call
 // that brings an answer nobody was asked for.
 func TestStopSomeoneElsesTest(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 	if _, err := l.Sim.StartTest("fast", "", "drill-lead"); err != nil {
@@ -202,6 +205,7 @@ func TestStopSomeoneElsesTest(t *testing.T) {
 // TestRewindChoosesVPG: a VM protected in two VPGs is tested from the one
 // the person chose; without a choice the answer names both.
 func TestRewindChoosesVPG(t *testing.T) {
+	t.Parallel()
 	l := &lab{Lab: testlab.New(t, testlab.Options{Budget: "3s", Scenario: "testdata/shared.toml"}), stderr: &testlab.Buffer{}}
 	l.connect(t)
 	id := protectedCall2(t, l, "web-01")
@@ -233,6 +237,7 @@ func protectedCall2(t *testing.T, l *lab, vm string) string {
 // TestRewindMode checks that only the exact modes run, so that what the
 // catalog let through by the input's "mode" is what runs.
 func TestRewindMode(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 	for _, args := range []map[string]any{
@@ -266,6 +271,7 @@ func TestRewindMode(t *testing.T) {
 // TestRewindProgress checks that Zerto's task progress reaches a client
 // that asked for it.
 func TestRewindProgress(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	id := protectedCall(t, l, "web-01")
 	var (

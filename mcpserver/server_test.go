@@ -96,6 +96,7 @@ func (l *lab) hook(t *testing.T, id, tool string, input any) (permission, text s
 }
 
 func TestToolsAndResources(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	ctx := context.Background()
 	res, err := l.cs.ListTools(ctx, nil)
@@ -139,6 +140,7 @@ func TestToolsAndResources(t *testing.T) {
 // through the hook: the answers agree, and the checkpoint the tool names
 // is the one that protects the call.
 func TestCheckAgreesWithHook(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		args     map[string]any
@@ -226,6 +228,7 @@ func TestCheckAgreesWithHook(t *testing.T) {
 }
 
 func TestCheckInput(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	for _, args := range []map[string]any{
 		{},
@@ -245,6 +248,7 @@ func TestCheckInput(t *testing.T) {
 }
 
 func TestListVPGsAndVMs(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	var vpgs ListVPGsOutput
 	if text, isErr := l.call(t, "zerto_list_vpgs", map[string]any{}, &vpgs); isErr {
@@ -300,6 +304,7 @@ func TestListVPGsAndVMs(t *testing.T) {
 }
 
 func TestTagAndListCheckpoints(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	var tag TagOutput
 	if text, isErr := l.call(t, "zerto_tag_checkpoint", map[string]any{"vms": []string{"web-01"}}, &tag); isErr {
@@ -364,6 +369,7 @@ func TestTagAndListCheckpoints(t *testing.T) {
 }
 
 func TestTagOutcomes(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		args    map[string]any
@@ -394,6 +400,7 @@ func TestTagOutcomes(t *testing.T) {
 }
 
 func TestTask(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	text, isErr := l.call(t, "zerto_task", map[string]any{"task": "nosuch-task"}, nil)
 	if !isErr || !strings.Contains(text, "Task with identifier 'nosuch-task' was not found.") {
@@ -431,6 +438,7 @@ func mustConfig(t *testing.T, l *lab) *policy.Config {
 }
 
 func TestZertoFailures(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	l.Sim.SetFaults(zvmsim.Faults{ServerErrorRate: 1})
 	text, isErr := l.call(t, "zerto_list_vpgs", map[string]any{}, nil)
@@ -459,6 +467,7 @@ func TestZertoFailures(t *testing.T) {
 }
 
 func TestRewindPointsFromTheHook(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	for i, vm := range []string{"web-01", "app-01", "nosuch"} {
 		l.hook(t, fmt.Sprintf("call-%d", i), "Bash", map[string]any{"command": "govc vm.power -off -vm " + vm})

@@ -19,6 +19,7 @@ const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"pro
 // input: every request read is answered, also after the input ends, and a
 // line that is not a message gets a parse error without ending the session.
 func TestTransport(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		input string

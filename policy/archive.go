@@ -321,7 +321,7 @@ func (p *Policy) writeAnchors() *anchorSet {
 			}
 		}
 	}
-	for _, g := range p.ownGlobs {
+	for _, g := range p.ownFiles() {
 		add(g)
 	}
 	return a

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/pelletier/go-toml/v2"
 )
@@ -252,13 +253,17 @@ func splitTables(data []byte, options, aliases *bytes.Buffer) []byte {
 	return bytes.TrimLeft(rest.Bytes(), "\n")
 }
 
-//go:generate go run gen_catalog.go
+//go:generate go run -tags catalog_gen gen_catalog.go
 
 // catalogConfig returns the catalog as parsed. Parsing the TOML takes longer
-// than a hook may spend before it judges a call, so the catalog is parsed
-// at build time: catalog_gen.go holds the result, and a test checks that
-// it matches the catalog's files.
-func catalogConfig() *Config { return generatedCatalog }
+// than a hook may spend before it judges a call, and compiling its rules
+// about as long as the rest of a read-only call, so the catalog is parsed
+// and compiled at build time: catalog_gen.go holds the results as data
+// (compiledCatalog returns the compiled catalog), and tests check that
+// they match the catalog's files. The parsed catalog is built on the first
+// call, which the hook seldom makes: its maps would be built at every
+// start were they data.
+var catalogConfig = sync.OnceValue(newCatalogConfig)
 
 // RuleInfo describes one effective rule, for `rewind catalog`.
 type RuleInfo struct {

@@ -12,6 +12,7 @@ import (
 // every cmdlet a rule names exactly is one of the module's, so that a
 // misspelt name cannot leave a cmdlet to no rule.
 func TestCmdletSurfaces(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	for _, family := range []string{"hyperv", "powercli"} {
 		t.Run(family, func(t *testing.T) {
@@ -59,6 +60,7 @@ func namesCmdletIn(rules []*commandRule, name string) bool {
 // TestCmdletIndex checks that the cmdlet index gives, for any name, the
 // rules in order that a scan of them all would try and find matching.
 func TestCmdletIndex(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "[[command]]\ncmdlets = [\"Stop-*\"]\neffect = \"ask\"\n[[command]]\ncmdlets = [\"Stop-VM\"]\neffect = \"deny\"\n")
 	names := []string{"Stop-VM", "stop-vm", "Get-VM", "Remove-VM", "Invoke-Command", "icm", "Frob-Nicate", "Set-VMHost", "Restart-Service"}
 	for _, f := range []string{"hyperv", "powercli"} {
@@ -77,7 +79,7 @@ func TestCmdletIndex(t *testing.T) {
 			}
 		}
 		var got []string
-		for _, r := range p.cmdlets.rules(name) {
+		for r := range p.rulesFor(&subject{ps: true, name: name}) {
 			if anyGlob(r.cmdlets, strings.ToLower(name)) {
 				got = append(got, r.label)
 			}

@@ -4,6 +4,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -85,8 +86,8 @@ func fromInvocation(inv *shell.Invocation) subject {
 	if len(inv.ArgDynamic) == len(inv.Args) {
 		s.dyn = inv.ArgDynamic
 	}
-	s.remote = viaSSH(inv.Via) || (inv.Host != "" && !connects[inv.Name])
-	if s.remote && windowsTools[strings.ToLower(inv.Name)] {
+	s.remote = viaSSH(inv.Via) || (inv.Host != "" && !connects()[inv.Name])
+	if s.remote && windowsTools()[strings.ToLower(inv.Name)] {
 		s.name, s.args = windowsArgs(s)
 	}
 	// A cmdlet on a remote host (ssh into Windows, whose default shell
@@ -98,11 +99,13 @@ func fromInvocation(inv *shell.Invocation) subject {
 
 // windowsTools are the Windows programs the remote read-only rules name,
 // which take options in any case and with / or - alike.
-var windowsTools = map[string]bool{
-	"ipconfig": true, "ipconfig.exe": true, "sc": true, "sc.exe": true, "net": true, "net.exe": true,
-	"tasklist": true, "tasklist.exe": true, "systeminfo": true, "systeminfo.exe": true,
-	"whoami": true, "whoami.exe": true, "findstr": true, "findstr.exe": true, "where": true, "where.exe": true,
-}
+var windowsTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"ipconfig": true, "ipconfig.exe": true, "sc": true, "sc.exe": true, "net": true, "net.exe": true,
+		"tasklist": true, "tasklist.exe": true, "systeminfo": true, "systeminfo.exe": true,
+		"whoami": true, "whoami.exe": true, "findstr": true, "findstr.exe": true, "where": true, "where.exe": true,
+	}
+})
 
 // windowsArgs returns a Windows program's name and words as its rules
 // match them: lower case, without .exe, -x as /x.
@@ -125,7 +128,9 @@ func windowsArgs(s subject) (string, []string) {
 // connects are the ssh clients whose invocation the shell analysis reports
 // with the host they connect to as Host: they run here. scp and rsync
 // have one only when -o HostName renames the hosts of their paths.
-var connects = map[string]bool{"ssh": true, "dbclient": true, "plink": true, "mosh": true, "sftp": true, "scp": true, "rsync": true}
+var connects = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"ssh": true, "dbclient": true, "plink": true, "mosh": true, "sftp": true, "scp": true, "rsync": true}
+})
 
 // sessionSteps are the steps of Via by which code reaches a host over ssh:
 // a session's remote command or stdin script ("ssh HOST"; the steps of
@@ -796,7 +801,7 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			targets = addUnique(targets, h)
 		}
 		unknown = unknown || s.reachUnknown
-	case connects[s.name] && s.name != "scp" && s.name != "rsync" && !s.ps:
+	case connects()[s.name] && s.name != "scp" && s.name != "rsync" && !s.ps:
 		// The shell analysis read the host the client connects to,
 		// with -o HostName applied.
 		if runTimeHost(s.host) {
@@ -819,7 +824,7 @@ func (c *commandRule) hosts(s *subject, targets []string, unknown bool) ([]strin
 			return targets, true
 		}
 		if h, ok := remoteHost(s.args[last]); ok {
-			if s.host != "" && connects[s.name] {
+			if s.host != "" && connects()[s.name] {
 				// scp -o HostName=H connects to H whatever the path says.
 				if runTimeHost(s.host) {
 					return targets, true

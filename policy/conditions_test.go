@@ -6,6 +6,7 @@ import (
 )
 
 func TestConditions(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		rule CommandRule
 		want []string

@@ -43,6 +43,7 @@ var parseErrorTests = []struct {
 }
 
 func TestParseErrors(t *testing.T) {
+	t.Parallel()
 	for _, tt := range parseErrorTests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Parse("c.toml", []byte(tt.src))
@@ -61,6 +62,7 @@ func TestParseErrors(t *testing.T) {
 }
 
 func TestParseDefaultsAndValues(t *testing.T) {
+	t.Parallel()
 	cfg, err := Parse("c.toml", []byte(`
 [zerto]
 url = "https://zvm.lab.local"
@@ -95,6 +97,7 @@ deploy = ["-C"]
 }
 
 func TestLoad(t *testing.T) {
+	t.Parallel()
 	cfg, err := Load("")
 	if err != nil || cfg.Hook.Budget != DefaultBudget {
 		t.Fatalf("defaults: %v, %+v", err, cfg)
@@ -105,6 +108,7 @@ func TestLoad(t *testing.T) {
 }
 
 func TestDiscover(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	project := filepath.Join(root, "project")
 	deep := filepath.Join(project, "a", "b")
@@ -184,6 +188,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func TestSubcommandAliases(t *testing.T) {
+	t.Parallel()
 	if _, err := Parse("c.toml", []byte("[subcommand_aliases]\nmytool = { \"vm rm\" = \"vm destroy now\" }\n")); err == nil ||
 		!strings.Contains(err.Error(), "subcommand_aliases.mytool") {
 		t.Errorf("words standing for more words: %v", err)

@@ -66,4 +66,9 @@
 // and for each deny, ask and protect rule a matrix that quotes the rule's
 // sample command as data (which must not trip it) and runs it as code
 // (which must).
+//
+// The package's tables of commands, options and words are built on first
+// use (sync.OnceValue), and the catalog is compiled at go generate
+// (catalog_gen.go): the hook starts a process for every tool call, and a
+// call builds only the tables of the commands it holds.
 package policy

@@ -126,6 +126,7 @@ var familyCases = []struct {
 }
 
 func TestFamilies(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	for _, tt := range familyCases {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -140,6 +141,7 @@ func TestFamilies(t *testing.T) {
 // TestFamiliesListed checks that every family the cases use is in the
 // catalog, and that every catalog rule names a family.
 func TestFamiliesListed(t *testing.T) {
+	t.Parallel()
 	known := Families()
 	for _, tt := range familyCases {
 		for _, f := range strings.Fields(tt.family) {
@@ -172,11 +174,13 @@ func TestFamiliesListed(t *testing.T) {
 // pass (a family's tests go with it), the family's changes pass silently,
 // and the other families still judge theirs.
 func TestDisableFamily(t *testing.T) {
+	t.Parallel()
 	for _, fam := range Families() {
 		if fam == remoteFamily || fam == rewindFamily {
 			continue
 		}
 		t.Run(fam, func(t *testing.T) {
+			t.Parallel()
 			p := newPolicy(t, "[catalog]\ndisable = [\""+fam+"\"]\n")
 			for _, r := range p.SelfTest() {
 				if !r.OK {
@@ -245,6 +249,7 @@ func TestDisableFamily(t *testing.T) {
 }
 
 func TestDisableErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		config, want string
 	}{
@@ -264,6 +269,7 @@ func TestDisableErrors(t *testing.T) {
 }
 
 func TestResourceName(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ in, want string }{
 		{"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-01", "web-01"},
 		{"/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/VirtualMachines/web-01/", "web-01"},
@@ -282,6 +288,7 @@ func TestResourceName(t *testing.T) {
 }
 
 func TestSSMCommands(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -331,6 +338,7 @@ func FuzzFamilies(f *testing.F) {
 // are read: a value runs nothing, an assignment runs its pipeline, and a
 // variable run by & or . or called as a method is known only at run time.
 func TestPowerShellStatements(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	tests := []struct {
 		cmd     string
@@ -383,6 +391,7 @@ func BenchmarkFamilies(b *testing.B) {
 // turns a family off; an untrusted project config's disable is ignored and
 // said so.
 func TestDisableTrust(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	path := l.projectConfig("[catalog]\ndisable = [\"govc\", \"aws\"]\n")
 	const cmd = "govc vm.power -off web-01"

@@ -644,7 +644,7 @@ func (p *Policy) gitCovered(t tree, abs string, w *walk) []written {
 			}
 		}
 	}
-	for _, own := range p.ownFiles() {
+	for _, own := range p.ownPaths() {
 		consider(own)
 	}
 	dirs := []string{abs}

@@ -325,7 +325,7 @@ func (w *mcpWords) interpreted(prog, body string) ipythonPart {
 // the magics (%cd) in the kernel's.
 func (p *Policy) judgeIPython(c Call, cell string, at *place, ask func(string), add func(Match)) {
 	var script strings.Builder
-	for _, part := range p.mcp.readIPython(cell, 0) {
+	for _, part := range p.words().readIPython(cell, 0) {
 		switch {
 		case part.ask != "":
 			ask(part.ask)

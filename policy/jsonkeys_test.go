@@ -30,6 +30,7 @@ var ambiguousTests = []struct {
 }
 
 func TestAmbiguousKey(t *testing.T) {
+	t.Parallel()
 	for _, tt := range ambiguousTests {
 		got := ambiguousKey([]byte(tt.in))
 		if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
@@ -41,6 +42,7 @@ func TestAmbiguousKey(t *testing.T) {
 // TestAmbiguousInputAsked: the host reads "command" and Go's decoder
 // would read "Command" too, so such a call is asked whatever it holds.
 func TestAmbiguousInputAsked(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, userConfig)
 	for _, tt := range []struct{ tool, in string }{
 		{"Bash", `{"command":"ssh web-01 sudo reboot","Command":"ls"}`},

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/pelletier/go-toml/v2"
@@ -357,7 +358,9 @@ func overlay(cfg, proj *Config, set map[string]bool) {
 }
 
 // onErrorRank orders hook.on_error from the loosest to the strictest.
-var onErrorRank = map[string]int{"allow": 0, "ask": 1, "deny": 2}
+var onErrorRank = sync.OnceValue(func() map[string]int {
+	return map[string]int{"allow": 0, "ask": 1, "deny": 2}
+})
 
 func mergeLists(a, b map[string][]string) map[string][]string {
 	if len(b) == 0 {
@@ -408,7 +411,7 @@ func tightenSettings(cfg, proj *Config, set map[string]bool) (ignored []string) 
 		}
 	}
 	if set["hook.on_error"] && proj.Hook.OnError != cfg.Hook.OnError {
-		if onErrorRank[proj.Hook.OnError] > onErrorRank[cfg.Hook.OnError] {
+		if onErrorRank()[proj.Hook.OnError] > onErrorRank()[cfg.Hook.OnError] {
 			cfg.Hook.OnError = proj.Hook.OnError
 		} else {
 			ignore("hook.on_error", fmt.Sprintf("%q", proj.Hook.OnError), fmt.Sprintf("looser than the user's %q", cfg.Hook.OnError))

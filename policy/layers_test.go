@@ -103,6 +103,7 @@ func (l *lab) find() (*Config, *Policy) {
 // written neither turns the user's or the catalog's rules off nor changes
 // the settings that would let calls through.
 func TestUntrustedProjectOnlyTightens(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		project string
@@ -140,6 +141,7 @@ func quoteJSON(s string) string {
 }
 
 func TestUntrustedProjectTools(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig+"\n[[tool]]\nname = \"mcp__vsphere__get_*\"\neffect = \"none\"\n")
 	l.projectConfig(`
 [[server]]
@@ -177,6 +179,7 @@ effect = "none"
 }
 
 func TestUntrustedProjectSettings(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		project string
@@ -222,6 +225,7 @@ func TestUntrustedProjectSettings(t *testing.T) {
 // TestTrustedProject: a trusted project config may loosen the user's
 // policy; an edit, or the same content elsewhere, is untrusted again.
 func TestTrustedProject(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	const loosen = "[hook]\nbudget = \"5s\"\n\n[[command]]\nmatch = \"virsh shutdown\"\neffect = \"none\"\n"
 	path := l.projectConfig(loosen)
@@ -286,6 +290,7 @@ func TestTrustedProject(t *testing.T) {
 // TestUserConfigNotReplaced: a project config used to replace the user's;
 // now the user's rules apply beside it.
 func TestUserConfigNotReplaced(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	l.projectConfig("[[command]]\nmatch = \"make deploy\"\neffect = \"ask\"\n")
 	cfg, p := l.find()
@@ -301,6 +306,7 @@ func TestUserConfigNotReplaced(t *testing.T) {
 // the agent created in a subfolder, adds to the farther project configs and
 // hides none of their rules; only a trusted one shadows the farther ones.
 func TestNearerProjectConfigAdds(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	l.projectConfig("[[command]]\nmatch = \"make deploy\"\neffect = \"deny\"\nreason = \"the team's rule\"\n")
 	nearer := filepath.Join(l.project, "sub", ProjectFile)
@@ -347,6 +353,7 @@ func TestNearerProjectConfigAdds(t *testing.T) {
 // TestBrokenConfigAsksItsRules: with one bad value the user's rules are
 // not dropped: every call any of them could match is asked.
 func TestBrokenConfigAsksItsRules(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		config string
@@ -444,6 +451,7 @@ func TestBrokenConfigAsksItsRules(t *testing.T) {
 // TestBrokenProjectKeepsUserRules: a broken project config leaves the
 // user's config in force and asks what its own rules could match.
 func TestBrokenProjectKeepsUserRules(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	l.projectConfig("[[command]]\nmatch = \"make deploy\"\neffect = \"protec\"\n")
 	_, err := Find("", l.project, l.getenv)
@@ -463,6 +471,7 @@ func TestBrokenProjectKeepsUserRules(t *testing.T) {
 }
 
 func TestFallbackWithoutLoadError(t *testing.T) {
+	t.Parallel()
 	if cfg := Fallback(errors.New("x")); cfg.Hook.Budget != DefaultBudget || len(cfg.Tighten) != 0 {
 		t.Errorf("Fallback of another error = %+v", cfg)
 	}
@@ -491,6 +500,7 @@ func FuzzLooseRules(f *testing.F) {
 }
 
 func TestOwnFilesAsked(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	named := filepath.Join(l.root, "etc", "custom-rewind.toml")
 	getenv := func(k string) string {
@@ -532,6 +542,7 @@ func TestOwnFilesAsked(t *testing.T) {
 // TestWritesThroughLinks: a link made earlier to a guarded file does not
 // hide it, and a relative path is read against the call's folder.
 func TestWritesThroughLinks(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	target := l.projectConfig("")
 	link := filepath.Join(l.project, "sub", "notes.txt")
@@ -583,6 +594,7 @@ func TestWritesThroughLinks(t *testing.T) {
 // to /dev/zero, which never ends — is no config: the user's config judges,
 // and nothing waits.
 func TestProjectConfigThatIsNotAFile(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		make func(path string) error
@@ -619,6 +631,7 @@ func TestProjectConfigThatIsNotAFile(t *testing.T) {
 // too long, or under a parent that became a file, holds no project config,
 // and the user's config still applies.
 func TestProjectFolderThatCannotBeSearched(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	file := filepath.Join(l.project, "afile")
 	l.write(file, "x")
@@ -637,6 +650,7 @@ func TestProjectFolderThatCannotBeSearched(t *testing.T) {
 // exist yet (no .rewind.toml in the project so far) creates it when written
 // through, so the write is asked all the same; a loop of links ends.
 func TestWritesThroughDanglingLinks(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, "")
 	link := filepath.Join(l.project, "notes.txt")
 	if err := os.Symlink(filepath.Join(l.project, ProjectFile), link); err != nil {

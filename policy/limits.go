@@ -101,60 +101,6 @@ func (s *wordSet) names(r *commandRule) (string, bool) {
 	return "", false
 }
 
-// indexRules indexes rules by the command name they match, so that judging
-// a command costs time in the rules that name it, not in all of them:
-// byName holds, for each name a rule spells out, the rules that could
-// match a command of that name, in order; unnamed holds those that could
-// match a command whose name no rule spells out (a glob such as "*").
-func indexRules(rules []*commandRule) (byName map[string][]*commandRule, unnamed []*commandRule) {
-	// Each list merges, in rule order, the rules that spell the name out
-	// and those that spell out none; positions keep the order.
-	position := make(map[*commandRule]int, len(rules))
-	own := make(map[string][]*commandRule)
-	for i, r := range rules {
-		position[r] = i
-		switch {
-		case len(r.words) == 0:
-			// A PowerShell rule: it matches cmdlets, not commands.
-		case strings.ContainsAny(r.words[0], `*?[\`):
-			unnamed = append(unnamed, r)
-		default:
-			own[r.words[0]] = append(own[r.words[0]], r)
-		}
-	}
-	byName = make(map[string][]*commandRule, len(own))
-	for name, list := range own {
-		merged := make([]*commandRule, 0, len(list)+len(unnamed))
-		i, j := 0, 0
-		for i < len(list) || j < len(unnamed) {
-			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
-				merged = append(merged, list[i])
-				i++
-			} else {
-				merged = append(merged, unnamed[j])
-				j++
-			}
-		}
-		byName[name] = merged
-	}
-	return byName, unnamed
-}
-
-// rulesFor returns the rules that could match s, in order. A PowerShell
-// subject is matched by its cmdlet patterns, indexed apart.
-func (p *Policy) rulesFor(s *subject) []*commandRule {
-	if s.ps && p.cmdlets.byName != nil {
-		return p.cmdlets.rules(s.name)
-	}
-	if s.ps || p.byName == nil {
-		return p.commands
-	}
-	if list, ok := p.byName[s.name]; ok {
-		return list
-	}
-	return p.unnamed
-}
-
 // maxShownWord bounds each word of a command as a Match shows it. A word
 // known only at run time is shown as its source, which for
 // "echo $(echo $(... cat <<EOF ...))" holds all the nesting inside it: in

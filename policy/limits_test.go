@@ -74,9 +74,9 @@ func TestManyTargets(t *testing.T) {
 // config's examples with the rules indexed by name and with all rules in
 // order: the index must change nothing.
 func TestRuleIndexAgrees(t *testing.T) {
-	p := newPolicy(t, userConfig)
-	full := *p
-	full.byName = nil
+	t.Parallel()
+	p, full := newPolicy(t, userConfig), newPolicy(t, userConfig)
+	full.index = nil
 	n := 0
 	for _, set := range p.tests {
 		for _, tc := range set.cases {
@@ -120,6 +120,7 @@ func FuzzClassifyCommand(f *testing.F) {
 
 // TestGlobFastPaths checks glob's shortcuts against path.Match.
 func TestGlobFastPaths(t *testing.T) {
+	t.Parallel()
 	names := []string{"", "vm", "vm.", "vm.destroy", "vm.power/x", "govc", "gov", "v", "*"}
 	// "*" alone matches every name, a path too, by design.
 	for _, pattern := range []string{"vm", "vm.*", "gov*", "v?", "[gv]ovc", `vm\.destroy`, "*.destroy"} {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRemoteHost(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		word, host string
 		ok         bool
@@ -32,6 +33,7 @@ func TestRemoteHost(t *testing.T) {
 }
 
 func TestMatchPath(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		pattern, name string
 		want          bool
@@ -53,6 +55,7 @@ func TestMatchPath(t *testing.T) {
 }
 
 func TestPowerShell(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	enc := func(s string) string {
 		u := utf16.Encode([]rune(s))
@@ -90,6 +93,7 @@ func TestPowerShell(t *testing.T) {
 }
 
 func TestSampleAndQuote(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ glob, want string }{
 		{"vm.disk.*", "vm.disk.x"},
 		{"snap[sh]ot", "snapsot"},
@@ -115,6 +119,7 @@ func TestSampleAndQuote(t *testing.T) {
 }
 
 func TestSelfTestReportsFailures(t *testing.T) {
+	t.Parallel()
 	// A rule that its own test contradicts, and one whose sample cannot
 	// trip it, must both show up as failures.
 	p := newPolicy(t, `

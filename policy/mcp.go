@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -114,7 +115,7 @@ func (w *mcpWords) verbOf(words []string) verb {
 		// (nodes_qemu_status_stop_create: POST .../status/stop): the
 		// strongest verb of the path says what the call does.
 		for _, f := range verbs[:len(verbs)-1] {
-			if verbRank[f.class] >= verbRank[pick.class] && verbRank[f.class] > verbRank["read"] {
+			if verbRank()[f.class] >= verbRank()[pick.class] && verbRank()[f.class] > verbRank()["read"] {
 				pick = f
 			}
 		}
@@ -129,7 +130,9 @@ func (w *mcpWords) verbOf(words []string) verb {
 }
 
 // verbRank orders verb classes by what they can do.
-var verbRank = map[string]int{"": 0, "read": 1, "create": 2, "exec": 3, "change": 3, "machine": 3, "destroy": 4}
+var verbRank = sync.OnceValue(func() map[string]int {
+	return map[string]int{"": 0, "read": 1, "create": 2, "exec": 3, "change": 3, "machine": 3, "destroy": 4}
+})
 
 // keyed is a value of the input under a key of some class.
 type keyed struct {
@@ -286,7 +289,7 @@ func (p *Policy) judgeMCP(c Call, in *toolInput, depth int, add func(Match)) boo
 // judgeMCPWithin is judgeMCP within what is left of a call's budget for
 // code, which the tools a tool dispatches to share.
 func (p *Policy) judgeMCPWithin(c Call, in *toolInput, depth int, b *mcpBudget, add func(Match)) bool {
-	w := p.mcp
+	w := p.words()
 	if w == nil || w.verb == nil {
 		return false
 	}
@@ -304,7 +307,7 @@ func (p *Policy) judgeMCPWithin(c Call, in *toolInput, depth int, b *mcpBudget, 
 			// A program's tool that takes its subcommand as an action
 			// ({"action": "destroy"} of a terraform tool) runs that.
 			for _, a := range keys.strings("action") {
-				if subcommandRE.MatchString(a) {
+				if subcommandRE().MatchString(a) {
 					pieces, subcommand = append(pieces, mcpPiece{text: prog + " " + a, lang: langShell}), true
 				}
 			}
@@ -527,7 +530,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 	// A word under an action key ({"action": "stop"}) says what the tool
 	// does as well; the stronger of the two counts.
 	for _, a := range keys.strings("action") {
-		if av := w.verbOf(toolWords(a)); verbRank[av.class] > verbRank[v.class] {
+		if av := w.verbOf(toolWords(a)); verbRank()[av.class] > verbRank()[v.class] {
 			v = av
 		}
 	}
@@ -539,7 +542,7 @@ func (w *mcpWords) judgeWords(name mcpName, keys mcpInput, execish bool) (Match,
 			if class == "" {
 				class = w.verbOf(toolWords(st)).class
 			}
-			if verbRank[class] > verbRank[v.class] {
+			if verbRank()[class] > verbRank()[v.class] {
 				v = verb{class: class, words: []string{st}}
 			}
 		}
@@ -1055,13 +1058,14 @@ func (w *mcpWords) placeOf(name mcpName, keys mcpInput) *place {
 }
 
 // subcommandRE matches an action value that can be a program's
-// subcommand: one word.
-var subcommandRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+// subcommand: one word. Like toolNameRE, it is compiled on first use:
+// only an MCP call reads it, and the hook starts for every call.
+var subcommandRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`) })
 
 // toolNameRE matches a value that names a tool rather than holding a
 // command: one word of letters, digits, "_", "-" and ".", with a
 // separator in it.
-var toolNameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`)
+var toolNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9]*([_.-][A-Za-z0-9]+)+$`) })
 
 // dispatched reads a tool that calls another tool by name: a command key
 // naming it ({"command": "compute_vm_delete", "parameters": {...}}, as
@@ -1073,7 +1077,7 @@ func (w *mcpWords) dispatched(obj map[string]any) ([]string, map[string]any) {
 	for _, k := range w.sortedKeys(obj) {
 		switch w.key[foldMCPKey(k)] {
 		case "command":
-			if s, ok := obj[k].(string); ok && toolNameRE.MatchString(s) && len(subs) < maxMCPCommands {
+			if s, ok := obj[k].(string); ok && toolNameRE().MatchString(s) && len(subs) < maxMCPCommands {
 				subs = append(subs, s)
 			}
 		case "args":

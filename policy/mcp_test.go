@@ -44,6 +44,7 @@ func readMCPServers(t testing.TB) *mcpServerTable {
 // change protects the VMs it names (or is asked when the call names
 // none), a delete is denied.
 func TestMCPServers(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	table := readMCPServers(t)
 	right, total := 0, 0
@@ -67,6 +68,7 @@ func TestMCPServers(t *testing.T) {
 // input of tools of other servers (an issue, a chat message, a file) and
 // into a read-only tool of the same server: each must pass.
 func TestMCPServersQuoted(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	table := readMCPServers(t)
 	for _, s := range table.Servers {
@@ -154,6 +156,7 @@ func BenchmarkMCPLarge(b *testing.B) {
 // TestToolWritesMany: a file tool that names more files than the rules
 // with writes check is asked; one that names a few is judged by them.
 func TestToolWritesMany(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	many := make([]string, maxToolFiles+1)
 	for i := range many {
@@ -179,6 +182,7 @@ func TestToolWritesMany(t *testing.T) {
 // wants the verb's effect; the same call quoted in another server's tool
 // and a read-only sibling of the same server must pass.
 func TestMCPWordsBothWays(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	want := map[string]Effect{"read": None, "change": Protect, "machine": Protect, "create": None, "destroy": Deny, "exec": Ask}
 	for class, verbs := range catalogConfig().MCP.Verbs {
@@ -237,6 +241,7 @@ func FuzzMCPTool(f *testing.F) {
 // word to another class; an untrusted project's only tighten, a trusted
 // one's move words too; a broken table is one error per problem.
 func TestMCPConfig(t *testing.T) {
+	t.Parallel()
 	reset := Call{Tool: "mcp__lab__reset_vm", Input: json.RawMessage(`{"vm_name":"web-01"}`)}
 	frob := Call{Tool: "mcp__lab__frob_vm", Input: json.RawMessage(`{"vm_name":"web-01"}`)}
 	remote := Call{Tool: "mcp__prod__exec", Input: json.RawMessage(`{"command":"sudo reboot"}`)}
@@ -409,7 +414,7 @@ func TestMCPCodeBound(t *testing.T) {
 // TestReadIPython reads cells as IPython does: the commands of ! lines
 // and magics, the Python left, and what rewind asks about.
 func TestReadIPython(t *testing.T) {
-	w := newPolicy(t, "").mcp
+	w := newPolicy(t, "").words()
 	for _, tt := range []struct {
 		cell  string
 		shell []string // the shell parts, in order

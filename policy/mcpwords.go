@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // MCPConfig holds the [mcp] table: the words of a tool's name and the keys
@@ -348,20 +349,20 @@ func mcpInfo(c *MCPConfig, origin, prefix, family string) []RuleInfo {
 		for _, class := range slices.Sorted(maps.Keys(m)) {
 			effect := None
 			if table == "verbs" {
-				effect = mcpVerbEffect[class]
+				effect = mcpVerbEffect()[class]
 			}
 			out = append(out, RuleInfo{Kind: "mcp", Origin: origin, Family: family, Name: fmt.Sprintf("%smcp %s.%s", prefix, table, class),
 				Effect: effect, Reason: reason(class), Conditions: []string{list(m[class])}})
 		}
 	}
 	add("verbs", c.Verbs, mcpVerbReason)
-	add("nouns", c.Nouns, func(class string) string { return "words that name " + mcpNounMeaning[class] })
-	add("keys", c.Keys, func(class string) string { return "input keys that hold " + mcpKeyMeaning[class] })
+	add("nouns", c.Nouns, func(class string) string { return "words that name " + mcpNounMeaning()[class] })
+	add("keys", c.Keys, func(class string) string { return "input keys that hold " + mcpKeyMeaning()[class] })
 	add("types", c.Types, func(class string) string { return "resource types that name a " + class })
 	add("phrases", c.Phrases, func(class string) string { return "two words read as one " + class + " verb" })
 	add("languages", c.Languages, func(class string) string { return "words that say a tool's code is " + class })
 	add("states", c.States, func(class string) string { return "values of a state key that say the tool will " + class })
-	add("keystrokes", c.Keystrokes, func(class string) string { return "keys typed into a process that " + mcpKeystrokeMeaning[class] })
+	add("keystrokes", c.Keystrokes, func(class string) string { return "keys typed into a process that " + mcpKeystrokeMeaning()[class] })
 	if len(c.Methods) > 0 {
 		out = append(out, RuleInfo{Kind: "mcp", Origin: origin, Family: family, Name: prefix + "mcp methods",
 			Reason:     "the last word of a name made of a REST path and a method that changes: a verb of the path says what the call does",
@@ -380,7 +381,9 @@ func mcpInfo(c *MCPConfig, origin, prefix, family string) []RuleInfo {
 
 // mcpVerbEffect is the effect a class of verbs gives a tool that names a
 // VM, as `rewind catalog` shows it.
-var mcpVerbEffect = map[string]Effect{"change": Protect, "machine": Protect, "exec": Protect, "destroy": Deny}
+var mcpVerbEffect = sync.OnceValue(func() map[string]Effect {
+	return map[string]Effect{"change": Protect, "machine": Protect, "exec": Protect, "destroy": Deny}
+})
 
 func mcpVerbReason(class string) string {
 	switch class {
@@ -398,22 +401,28 @@ func mcpVerbReason(class string) string {
 	return ""
 }
 
-var mcpNounMeaning = map[string]string{
-	"vm": "a VM", "disk": "a disk", "snapshot": "a snapshot", "part": "a part of a VM",
-	"hosts": "playbooks and tasks run on hosts", "exec": "a command the tool runs",
-	"code": "code the tool runs", "input": "text typed into a running process",
-	"page":   "a page of a browser, whose keys are no process's code",
-	"remote": "a server whose commands run on another host", "powershell": "PowerShell commands",
-}
+var mcpNounMeaning = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"vm": "a VM", "disk": "a disk", "snapshot": "a snapshot", "part": "a part of a VM",
+		"hosts": "playbooks and tasks run on hosts", "exec": "a command the tool runs",
+		"code": "code the tool runs", "input": "text typed into a running process",
+		"page":   "a page of a browser, whose keys are no process's code",
+		"remote": "a server whose commands run on another host", "powershell": "PowerShell commands",
+	}
+})
 
-var mcpKeyMeaning = map[string]string{
-	"vm": "the VM", "name": "the VM of a tool whose noun is a VM", "host": "the host a command runs on",
-	"command": "the command a tool runs", "args": "a command's arguments", "flags": "a command's options",
-	"action": "the word that says what the tool does", "type": "the kind of resource",
-	"state": "the state the tool puts a VM in", "code": "code the tool runs", "language": "the language of the code",
-	"input": "text typed into a running process",
-}
+var mcpKeyMeaning = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"vm": "the VM", "name": "the VM of a tool whose noun is a VM", "host": "the host a command runs on",
+		"command": "the command a tool runs", "args": "a command's arguments", "flags": "a command's options",
+		"action": "the word that says what the tool does", "type": "the kind of resource",
+		"state": "the state the tool puts a VM in", "code": "code the tool runs", "language": "the language of the code",
+		"input": "text typed into a running process",
+	}
+})
 
-var mcpKeystrokeMeaning = map[string]string{
-	keyEnter: "end a line", keyInterrupt: "stop or clear what runs", keyOther: "make text only the process knows",
-}
+var mcpKeystrokeMeaning = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		keyEnter: "end a line", keyInterrupt: "stop or clear what runs", keyOther: "make text only the process knows",
+	}
+})

@@ -17,36 +17,39 @@ import (
 // Policy judges calls by the user's rules and then the built-in catalog.
 // It is safe for concurrent use.
 type Policy struct {
-	cfg      *Config
+	cfg *Config
+	// commands are the command rules in order: the config's, then the
+	// catalog's of the families it has not turned off.
 	commands []*commandRule
-	// byName and unnamed index commands by the name a rule matches
-	// (see indexRules).
-	byName  map[string][]*commandRule
-	unnamed []*commandRule
-	// cmdlets index the cmdlet rules the same way (see indexCmdlets).
-	cmdlets cmdletIndex
+	// index looks up the policy's own rules (see rulesFor); nil tries
+	// them all. catalog, when set, is the compiled catalog, whose rules
+	// follow the policy's own and are looked up in its index.
+	index   *ruleIndex
+	catalog *Policy
 	tools   []*toolRule
 	servers []string
 	tests   []testSet
 	// valueOpts are the options that take a separate value, per command.
-	valueOpts map[string][]string
+	valueOpts table[[]string]
 	// aliases are the subcommand aliases, per command.
-	aliases map[string][]subAlias
+	aliases table[[]subAlias]
 	// writes are the rules with writes, judged in a pass of their own.
 	writes []*writeRule
-	// ownGlobs are rewind's own files where it runs, as globs in lower
-	// case (see OwnFilesGlob).
-	ownGlobs []string
 	// home expands ~ and $HOME in the files a command writes.
 	home string
 	// tighten are the policies of Config.Tighten: each judges a call
 	// too, and its verdict counts only where it is stricter.
 	tighten []*Policy
-	// tightens marks such a policy: it turns no catalog family off.
+	// tightens marks such a policy: it turns no catalog family off. base
+	// is the policy it tightens.
 	tightens bool
-	// mcp are the words and keys that judge a tool of an MCP server no
-	// rule lists (see judgeMCP): the catalog's and the config's.
-	mcp *mcpWords
+	base     *Policy
+
+	// ownGlobs and mcp are built on first use (see ownFiles and words):
+	// a call that writes no file, or calls no MCP tool, never reads them.
+	ownOnce, mcpOnce sync.Once
+	ownGlobs         []string
+	mcp              *mcpWords
 }
 
 // testSet is the [[test]] cases of one config file, kept as the file has
@@ -78,56 +81,21 @@ func New(cfg *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Policy{cfg: cfg}
 	user, err := compile(cfg, "")
 	if err != nil {
 		return nil, err
 	}
-	p.commands = user.commands
-	for _, c := range cat.commands {
-		if !p.disabled(c.src.Family) {
-			p.commands = append(p.commands, c)
-		}
-	}
-	p.byName, p.unnamed = indexRules(p.commands)
-	p.cmdlets = indexCmdlets(p.commands)
-	p.tools = user.tools
-	for _, t := range cat.tools {
-		if !p.disabled(t.src.Family) {
-			p.tools = append(p.tools, t)
-		}
-	}
+	p := &Policy{cfg: cfg, catalog: cat, index: indexRules(user.commands)}
+	p.commands = withCatalog(p, user.commands, cat.commands)
+	p.tools = withCatalog(p, user.tools, cat.tools)
 	p.servers = append(user.servers, cat.servers...)
-	p.mcp = &mcpWords{}
-	if !p.disabled(mcpFamily) {
-		p.mcp.add(&catalogConfig().MCP)
-	}
-	p.mcp.add(&cfg.MCP)
 	p.tests = append(user.tests, cat.tests...)
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
-	p.ownGlobs = ownGlobsOf(cfg)
 	// Options that take a value are a property of the command, so both
 	// lists' options apply to every rule.
-	p.valueOpts = cat.valueOpts
-	if len(cfg.ValueOptions) > 0 {
-		p.valueOpts = make(map[string][]string, len(cat.valueOpts)+len(cfg.ValueOptions))
-		for _, m := range []map[string][]string{cat.valueOpts, cfg.ValueOptions} {
-			for k, v := range m {
-				p.valueOpts[k] = append(p.valueOpts[k], v...)
-			}
-		}
-	}
-	for _, m := range []map[string]map[string]string{cat.cfg.SubcommandAliases, cfg.SubcommandAliases} {
-		for cmd, list := range m {
-			for from, to := range list {
-				if p.aliases == nil {
-					p.aliases = make(map[string][]subAlias)
-				}
-				p.aliases[cmd] = append(p.aliases[cmd], subAlias{strings.Fields(from), strings.Fields(to)})
-			}
-		}
-	}
+	p.valueOpts = appendTable(cat.valueOpts, cfg.ValueOptions)
+	p.aliases = appendTable(cat.aliases, subAliases(cfg.SubcommandAliases))
 	for _, tc := range cfg.Tighten {
 		t, err := p.compileTighten(tc)
 		if err != nil {
@@ -139,6 +107,23 @@ func New(cfg *Config) (*Policy, error) {
 	return p, nil
 }
 
+// withCatalog returns own followed by the rules of cat whose families p
+// has not turned off: cat itself when there is nothing to add or leave out.
+func withCatalog[R interface{ family() string }](p *Policy, own, cat []R) []R {
+	if len(own) == 0 && len(p.cfg.Catalog.Disable) == 0 {
+		return slices.Clip(cat)
+	}
+	for _, r := range cat {
+		if !p.disabled(r.family()) {
+			own = append(own, r)
+		}
+	}
+	return own
+}
+
+func (c *commandRule) family() string { return c.src.Family }
+func (t *toolRule) family() string    { return t.src.Family }
+
 // compileTighten compiles a config whose rules may only make verdicts
 // stricter. Its value options and subcommand aliases apply to its own
 // rules alone: an untrusted config must not change how the user's and
@@ -149,29 +134,44 @@ func (p *Policy) compileTighten(tc *Config) (*Policy, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.byName, t.unnamed = indexRules(t.commands)
-	t.cmdlets = indexCmdlets(t.commands)
-	t.home, t.ownGlobs, t.tightens = p.home, p.ownGlobs, true
-	// Its words add to the policy's, and judge the commands MCP tools run
-	// by its own rules.
-	t.mcp = p.mcp.clone()
-	t.mcp.add(&tc.MCP)
-	t.valueOpts = make(map[string][]string)
-	for _, m := range []map[string][]string{p.valueOpts, tc.ValueOptions} {
-		for k, v := range m {
-			t.valueOpts[k] = append(t.valueOpts[k], v...)
-		}
-	}
-	t.aliases = make(map[string][]subAlias)
-	for k, v := range p.aliases {
-		t.aliases[k] = append(t.aliases[k], v...)
-	}
-	for cmd, list := range tc.SubcommandAliases {
-		for from, to := range list {
-			t.aliases[cmd] = append(t.aliases[cmd], subAlias{strings.Fields(from), strings.Fields(to)})
-		}
-	}
+	t.index = indexRules(t.commands)
+	t.home, t.tightens, t.base = p.home, true, p
+	t.valueOpts = appendTable(p.valueOpts, tc.ValueOptions)
+	t.aliases = appendTable(p.aliases, subAliases(tc.SubcommandAliases))
 	return t, nil
+}
+
+// ownFiles returns rewind's own files and binaries where it runs, as
+// globs in lower case (see OwnFilesGlob): a policy of Config.Tighten
+// guards those of the policy it tightens.
+func (p *Policy) ownFiles() []string {
+	if p.base != nil {
+		return p.base.ownFiles()
+	}
+	p.ownOnce.Do(func() { p.ownGlobs = ownGlobsOf(p.cfg) })
+	return p.ownGlobs
+}
+
+// words returns the words and keys that judge a tool of an MCP server no
+// rule lists (see judgeMCP): the catalog's and the config's. A policy of
+// Config.Tighten adds its config's to those of the policy it tightens,
+// and judges the commands MCP tools run by its own rules.
+func (p *Policy) words() *mcpWords {
+	p.mcpOnce.Do(func() {
+		switch {
+		case p.base != nil:
+			p.mcp = p.base.words().clone()
+		case p.catalog != nil:
+			p.mcp = &mcpWords{}
+			if !p.disabled(mcpFamily) {
+				p.mcp.add(&catalogConfig().MCP)
+			}
+		default:
+			p.mcp = &mcpWords{}
+		}
+		p.mcp.add(&p.cfg.MCP)
+	})
+	return p.mcp
 }
 
 // writeLabel names a rule with writes: "any command writes", "gh
@@ -200,7 +200,7 @@ type subAlias struct{ from, to []string }
 
 // compile compiles the rules of one config file.
 func compile(cfg *Config, origin string) (*Policy, error) {
-	p := &Policy{cfg: cfg, valueOpts: cfg.ValueOptions}
+	p := &Policy{cfg: cfg}
 	for i := range cfg.Commands {
 		r := &cfg.Commands[i]
 		c, err := compileCommand(r, origin)
@@ -233,11 +233,20 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 	return p, nil
 }
 
-// compiledCatalog compiles the catalog once per process: its rules do not
-// depend on the user's config.
-var compiledCatalog = sync.OnceValues(func() (*Policy, error) {
-	return compile(catalogConfig(), catalogOrigin)
-})
+// compileCatalog compiles the catalog with its indexes and tables, as
+// catalog_gen.go holds it (see compiledCatalog): its rules do not depend
+// on the user's config.
+func compileCatalog(cfg *Config) (*Policy, error) {
+	p, err := compile(cfg, catalogOrigin)
+	if err != nil {
+		return nil, err
+	}
+	p.cfg = nil
+	p.index = indexRules(p.commands)
+	p.valueOpts = makeTable(cfg.ValueOptions)
+	p.aliases = makeTable(subAliases(cfg.SubcommandAliases))
+	return p, nil
+}
 
 func originName(c *Config) string {
 	if c.Path == "" {
@@ -472,8 +481,8 @@ func (p *Policy) judgeSubject(inv *shell.Invocation, s *subject, w *walk, depth 
 		s.name = windowsName(s.name)
 	}
 	p.asRewind(s, w)
-	s.opts = p.valueOpts[s.name]
-	s.aliases = p.aliases[s.name]
+	s.opts, _ = p.valueOpts.get(s.name)
+	s.aliases, _ = p.aliases.get(s.name)
 	dropReleaseTrack(s)
 	var ps *powershell.CommandLine
 	if powershell.IsPowerShell(inv.Name) {
@@ -583,7 +592,7 @@ func (p *Policy) judge(s *subject) Match {
 	// could is the first deny or protect rule that matches if a word
 	// decided at run time turns out to be the rule's: "govc $OP web-01".
 	var could *commandRule
-	for _, r := range p.rulesFor(s) {
+	for r := range p.rulesFor(s) {
 		// A read-only rule does not cover a command that writes a file
 		// on a remote host: "cat > /etc/app.conf" changes the host.
 		if s.remote && len(s.writes) > 0 && r.src.Effect == None {

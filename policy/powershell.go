@@ -2,11 +2,10 @@ package policy
 
 import (
 	"fmt"
-	"net/url"
 	"path"
 	"regexp"
-	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
@@ -274,7 +273,7 @@ func (ps pipes) note(c *powershell.Command) *piped {
 	}
 	out := &piped{}
 	name := strings.ToLower(c.Name)
-	filter := psFilters[name]
+	filter := psFilters()[name]
 	if vms, _ := c.NamedVMs(); len(vms) > 0 {
 		out.vms = vms
 	} else if (filter || strings.HasPrefix(name, "get-")) && in != nil {
@@ -320,7 +319,9 @@ func psPatterns(targets []string, unknown bool) ([]string, bool) {
 }
 
 // psFilters pass on some of the objects they get, as they are.
-var psFilters = map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
+var psFilters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"where-object": true, "sort-object": true, "select-object": true, "tee-object": true, "get-unique": true}
+})
 
 // psComputerValueParams are parameters that take a value, for finding
 // -ComputerName among a command's arguments.
@@ -360,32 +361,34 @@ type psWrite struct {
 
 // psWrites are the cmdlets known to write the files they name, by lower
 // case name.
-var psWrites = map[string]psWrite{
-	"set-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream", "Delimiter"}},
-	"add-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"clear-content":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"out-file":           {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Encoding", "Width", "InputObject"}},
-	"tee-object":         {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Variable", "Encoding", "InputObject"}},
-	"export-csv":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Delimiter", "Encoding", "InputObject", "UseQuotes", "QuoteFields"}},
-	"export-clixml":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Depth", "Encoding", "InputObject"}},
-	"export-alias":       {named: []string{"Path", "LiteralPath"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "As", "Description", "Scope"}},
-	"new-item":           {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "ItemType", "Type", "Value", "Target", "Credential"}},
-	"mkdir":              {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "Credential"}},
-	"remove-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"clear-item":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential"}},
-	"set-item":           {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Filter", "Include", "Exclude", "Credential"}},
-	"set-acl":            {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "AclObject", "SecurityDescriptor", "Filter", "Include", "Exclude", "InputObject"}},
-	"set-itemproperty":   {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "Value", "Type", "Filter", "Include", "Exclude", "Credential", "InputObject"}},
-	"move-item":          {named: []string{"Path", "LiteralPath", "PSPath", "LP", "Destination"}, positions: []int{0, 1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential"}, into: true, moves: true},
-	"copy-item":          {named: []string{"Destination"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}, into: true},
-	"rename-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "NewName", "Credential"}},
-	"start-transcript":   {named: []string{"Path", "LiteralPath", "OutputDirectory"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "OutputDirectory"}},
-	"expand-archive":     {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath"}},
-	"compress-archive":   {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
-	"invoke-webrequest":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
-	"invoke-restmethod":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
-	"start-bitstransfer": {named: []string{"Destination"}, positions: []int{1}, values: []string{"Source", "Destination", "Credential", "DisplayName", "Priority", "TransferType"}},
-}
+var psWrites = sync.OnceValue(func() map[string]psWrite {
+	return map[string]psWrite{
+		"set-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream", "Delimiter"}},
+		"add-content":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Encoding", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"clear-content":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"out-file":           {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Encoding", "Width", "InputObject"}},
+		"tee-object":         {named: []string{"FilePath", "Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"FilePath", "LiteralPath", "Variable", "Encoding", "InputObject"}},
+		"export-csv":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Delimiter", "Encoding", "InputObject", "UseQuotes", "QuoteFields"}},
+		"export-clixml":      {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Depth", "Encoding", "InputObject"}},
+		"export-alias":       {named: []string{"Path", "LiteralPath"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "As", "Description", "Scope"}},
+		"new-item":           {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "ItemType", "Type", "Value", "Target", "Credential"}},
+		"mkdir":              {named: []string{"Path", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "Name", "Credential"}},
+		"remove-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"clear-item":         {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Credential"}},
+		"set-item":           {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Value", "Filter", "Include", "Exclude", "Credential"}},
+		"set-acl":            {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "AclObject", "SecurityDescriptor", "Filter", "Include", "Exclude", "InputObject"}},
+		"set-itemproperty":   {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "Name", "Value", "Type", "Filter", "Include", "Exclude", "Credential", "InputObject"}},
+		"move-item":          {named: []string{"Path", "LiteralPath", "PSPath", "LP", "Destination"}, positions: []int{0, 1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential"}, into: true, moves: true},
+		"copy-item":          {named: []string{"Destination"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}, into: true},
+		"rename-item":        {named: []string{"Path", "LiteralPath", "PSPath", "LP"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "NewName", "Credential"}},
+		"start-transcript":   {named: []string{"Path", "LiteralPath", "OutputDirectory"}, positions: []int{0}, values: []string{"Path", "LiteralPath", "OutputDirectory"}},
+		"expand-archive":     {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath"}},
+		"compress-archive":   {named: []string{"DestinationPath"}, positions: []int{1}, values: []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+		"invoke-webrequest":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+		"invoke-restmethod":  {named: []string{"OutFile"}, values: []string{"Uri", "OutFile", "Method", "Body", "Headers", "ContentType", "UserAgent", "Credential", "InFile", "Proxy", "WebSession", "SessionVariable", "TimeoutSec", "MaximumRedirection"}},
+		"start-bitstransfer": {named: []string{"Destination"}, positions: []int{1}, values: []string{"Source", "Destination", "Credential", "DisplayName", "Priority", "TransferType"}},
+	}
+})
 
 // psWrittenFiles returns the files a cmdlet writes: its redirections and
 // the paths a cmdlet known to write files names. Windows paths are read
@@ -397,7 +400,7 @@ func psWrittenFiles(c *powershell.Command, p *Policy) []string {
 		files = append(files, psPath(w))
 	}
 	name := strings.ToLower(c.Name)
-	spec, ok := psWrites[name]
+	spec, ok := psWrites()[name]
 	if !ok {
 		return files
 	}
@@ -526,7 +529,7 @@ func (p *Policy) psSecretReads(c *powershell.Command, dir string) (Match, bool) 
 			}
 		}
 	}
-	if spec, ok := psWrites[name]; ok && (name == "invoke-webrequest" || name == "invoke-restmethod") {
+	if spec, ok := psWrites()[name]; ok && (name == "invoke-webrequest" || name == "invoke-restmethod") {
 		if a, ok := c.Named(spec.values, "InFile"); ok {
 			paths = append(paths, psPath(a.Text))
 		}
@@ -556,7 +559,7 @@ var psPipelineSources = map[string]bool{"get-childitem": true, "get-item": true,
 // command, items not known before the call runs, which unknown says.
 func psTrees(c *powershell.Command) (out []tree, unknown string) {
 	name := strings.ToLower(c.Name)
-	spec := psWrites[name]
+	spec := psWrites()[name]
 	paths := func(cmd *powershell.Command, spec psWrite, positions ...int) []string {
 		var out []string
 		for _, n := range []string{"Path", "LiteralPath", "PSPath", "LP"} {
@@ -583,7 +586,7 @@ func psTrees(c *powershell.Command) (out []tree, unknown string) {
 		roots := paths(c, spec, 0)
 		if len(roots) == 0 && c.Input != nil {
 			src := c.Input.From
-			for src != nil && psFilters[strings.ToLower(src.Name)] && src.Input != nil {
+			for src != nil && psFilters()[strings.ToLower(src.Name)] && src.Input != nil {
 				src = src.Input.From
 			}
 			switch {
@@ -665,7 +668,7 @@ func (p *Policy) wildcardWrites(file string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, r := range p.writes {
-		for _, list := range [2][]string{r.globs, p.ownGlobs} {
+		for _, list := range [2][]string{r.globs, p.ownFiles()} {
 			for _, g := range list {
 				name := path.Base(g)
 				if name == "" || globMeta(name) >= 0 && !strings.Contains(name, `\`) || seen[name] {
@@ -775,8 +778,11 @@ func btos(b bool) string {
 }
 
 // simpleVar matches a PowerShell variable the shell reads as a variable
-// too: $name, $env:NAME.
-var simpleVar = regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z_][A-Za-z0-9_]*)?$`)
+// too: $name, $env:NAME. It is compiled on first use, by a PowerShell
+// call.
+var simpleVar = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\$[A-Za-z_][A-Za-z0-9_]*(:[A-Za-z_][A-Za-z0-9_]*)?$`)
+})
 
 // writeNativeLine writes a program PowerShell runs as a shell command
 // line: its name and arguments quoted, a value known only at run time as
@@ -802,7 +808,7 @@ func writeNativeLine(b *strings.Builder, c *powershell.Command) {
 		switch {
 		case !a.Dynamic:
 			b.WriteString(shellQuote(a.Text))
-		case simpleVar.MatchString(a.Text):
+		case simpleVar().MatchString(a.Text):
 			b.WriteString(`"` + a.Text + `"`)
 		default:
 			b.WriteString(`"$PS_VALUE"`)
@@ -834,77 +840,4 @@ type place struct {
 	via    []string
 	// reads is the count of code handed on the call has read (walk.reads).
 	reads *int
-}
-
-// uriHost returns the host of a URI such as http://web-01:5985/wsman.
-func uriHost(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
-}
-
-// cmdletIndex indexes the cmdlet rules by the lower-case name they spell
-// out, so that judging a cmdlet costs time in the rules that could match
-// it: byName holds, for each name a rule spells out, those rules and the
-// rules whose patterns have wildcards, in order; unnamed holds the
-// latter alone.
-type cmdletIndex struct {
-	byName  map[string][]*commandRule
-	unnamed []*commandRule
-}
-
-func indexCmdlets(rules []*commandRule) cmdletIndex {
-	var (
-		order   []*commandRule
-		unnamed []*commandRule
-	)
-	own := make(map[string][]*commandRule)
-	for _, r := range rules {
-		if len(r.cmdlets) == 0 {
-			continue
-		}
-		order = append(order, r)
-		if slices.ContainsFunc(r.cmdlets, func(c string) bool { return globMeta(c) >= 0 }) {
-			unnamed = append(unnamed, r)
-			continue
-		}
-		for _, c := range r.cmdlets {
-			if l := own[c]; len(l) == 0 || l[len(l)-1] != r {
-				own[c] = append(own[c], r)
-			}
-		}
-	}
-	// Each list merges, in rule order, the rules that spell the name
-	// out and those with wildcards.
-	position := make(map[*commandRule]int, len(order))
-	for i, r := range order {
-		position[r] = i
-	}
-	idx := cmdletIndex{byName: make(map[string][]*commandRule, len(own)), unnamed: unnamed}
-	for name, list := range own {
-		merged := make([]*commandRule, 0, len(list)+len(unnamed))
-		i, j := 0, 0
-		for i < len(list) || j < len(unnamed) {
-			if j == len(unnamed) || i < len(list) && position[list[i]] < position[unnamed[j]] {
-				merged = append(merged, list[i])
-				i++
-			} else {
-				merged = append(merged, unnamed[j])
-				j++
-			}
-		}
-		idx.byName[name] = merged
-	}
-	return idx
-}
-
-// rules returns the cmdlet rules that could match a cmdlet named name, in
-// order.
-func (idx cmdletIndex) rules(name string) []*commandRule {
-	if list, ok := idx.byName[strings.ToLower(name)]; ok {
-		return list
-	}
-	return idx.unnamed
 }

@@ -143,6 +143,7 @@ func classifyPS(p *Policy, cmd string) Verdict {
 }
 
 func TestPowerShellReach(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	for _, tt := range psCases {
 		t.Run(tt.cmd, func(t *testing.T) {
@@ -155,6 +156,7 @@ func TestPowerShellReach(t *testing.T) {
 }
 
 func TestIsPowerShellTool(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"PowerShell", "powershell"} {
 		if !IsPowerShellTool(name) || IsShellTool(name) {
 			t.Errorf("%s: IsPowerShellTool %v, IsShellTool %v", name, IsPowerShellTool(name), IsShellTool(name))
@@ -170,6 +172,7 @@ func TestIsPowerShellTool(t *testing.T) {
 // TestPowerShellToolInput checks that the PowerShell tool's input is read
 // as a shell tool's is: a malformed one is asked.
 func TestPowerShellToolInput(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	for _, in := range []string{`{"cmd": "Stop-VM web-01"}`, `[1,2]`, `{"command": 7}`} {
 		v := p.Classify(Call{Tool: "PowerShell", Input: json.RawMessage(in)})

@@ -3,7 +3,9 @@ package policy
 import (
 	"encoding/json"
 	"strings"
+	"sync"
 
+	"github.com/rewind-dev/rewind/powershell"
 	"github.com/rewind-dev/rewind/shell"
 )
 
@@ -97,7 +99,7 @@ func reachOf(s *subject) (reach, bool) {
 	case "vagrant":
 		return vagrantReach(s)
 	}
-	if impacketTools[strings.TrimPrefix(strings.TrimSuffix(name, ".py"), "impacket-")] {
+	if impacketTools()[strings.TrimPrefix(strings.TrimSuffix(name, ".py"), "impacket-")] {
 		return impacketReach(s)
 	}
 	return reach{}, false
@@ -164,8 +166,11 @@ func winrsReach(s *subject) (reach, bool) {
 		if !s.dynamic(i) && len(a) > 1 && (a[0] == '-' || a[0] == '/') {
 			if isWinrsRemote(a) {
 				_, v, _ := strings.Cut(a, ":")
-				if h := uriHost(v); h != "" && strings.Contains(v, "://") {
-					v = h
+				if strings.Contains(v, "://") {
+					// A URI whose host cannot be read for certain
+					// names a host unknown.
+					v = powershell.URIHost(v)
+					r.unknown = r.unknown || v == ""
 				} else {
 					v = stripPort(v)
 				}
@@ -196,7 +201,9 @@ func isWinrsRemote(a string) bool {
 }
 
 // psexecValueOpts are the Sysinternals PsExec options that take a value.
-var psexecValueOpts = map[string]bool{"-u": true, "-p": true, "-n": true, "-r": true, "-w": true, "-a": true}
+var psexecValueOpts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-u": true, "-p": true, "-n": true, "-r": true, "-w": true, "-a": true}
+})
 
 // psexecReach reads PsExec \\HOST[,HOST...] [options] COMMAND (without a
 // host, on this machine). The shell may leave one backslash ("\\host"
@@ -229,7 +236,7 @@ func psexecReach(s *subject) (reach, bool) {
 		case i == 0 && strings.HasPrefix(a, "@"):
 			r.unknown = true
 			continue
-		case psexecValueOpts[strings.ToLower(a)]:
+		case psexecValueOpts()[strings.ToLower(a)]:
 			i++
 			continue
 		case strings.ToLower(a) == "-i" && i+1 < len(s.args) && isDigits(s.args[i+1]):
@@ -258,16 +265,20 @@ func isDigits(s string) bool {
 
 // impacketTools are Impacket's remote-execution scripts, run as
 // psexec.py or impacket-psexec.
-var impacketTools = map[string]bool{"psexec": true, "wmiexec": true, "smbexec": true, "atexec": true, "dcomexec": true}
+var impacketTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"psexec": true, "wmiexec": true, "smbexec": true, "atexec": true, "dcomexec": true}
+})
 
 // impacketValueOpts are the options of Impacket's exec scripts that take a
 // value.
-var impacketValueOpts = map[string]bool{
-	"-hashes": true, "-dc-ip": true, "-target-ip": true, "-port": true, "-codec": true,
-	"-aesKey": true, "-keytab": true, "-service-name": true, "-remote-binary-name": true,
-	"-file": true, "-share": true, "-shell-type": true, "-com-version": true,
-	"-object": true, "-session-id": true,
-}
+var impacketValueOpts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-hashes": true, "-dc-ip": true, "-target-ip": true, "-port": true, "-codec": true,
+		"-aesKey": true, "-keytab": true, "-service-name": true, "-remote-binary-name": true,
+		"-file": true, "-share": true, "-shell-type": true, "-com-version": true,
+		"-object": true, "-session-id": true,
+	}
+})
 
 // impacketReach reads Impacket's psexec.py [options] [[domain/]user[:pass]@]HOST [COMMAND...].
 func impacketReach(s *subject) (reach, bool) {
@@ -280,7 +291,7 @@ func impacketReach(s *subject) (reach, bool) {
 			if a == "-shell-type" && i+1 < len(s.args) && strings.EqualFold(s.args[i+1], "powershell") {
 				ps = true
 			}
-			if impacketValueOpts[a] {
+			if impacketValueOpts()[a] {
 				i++
 			}
 			continue

@@ -137,7 +137,7 @@ func FuzzCodeReaders(f *testing.F) {
 	} {
 		f.Add(seed)
 	}
-	w := newPolicy(f, "").mcp
+	w := newPolicy(f, "").words()
 	f.Fuzz(func(t *testing.T, text string) {
 		n := 0
 		for _, part := range w.readIPython(text, 0) {

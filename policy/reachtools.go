@@ -4,6 +4,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/rewind-dev/rewind/powershell"
 )
 
 // More ways of running code on hosts than ssh: parallel shells (pdsh,
@@ -158,14 +161,16 @@ func wordsAfterOptions(s *subject, i int, valued map[string]bool) int {
 }
 
 // pdshValues are the options of pdsh, pssh and clush that take a value.
-var pdshValues = map[string]bool{
-	"-w": true, "-x": true, "-g": true, "-X": true, "-R": true, "-l": true, "-u": true, "-f": true,
-	"-t": true, "-h": true, "-H": true, "-p": true, "-o": true, "-e": true, "-O": true, "-F": true,
-	"-E": true, "--hosts": true, "--host": true, "--user": true, "--par": true, "--outdir": true,
-	"--errdir": true, "--timeout": true, "--option": true, "--extra-args": true, "--extra-arg": true,
-	"--nodes": true, "--exclude": true, "--group": true, "--fanout": true, "--options": true,
-	"--dest": true, "--worker": true, "--topology": true, "--pick": true,
-}
+var pdshValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-w": true, "-x": true, "-g": true, "-X": true, "-R": true, "-l": true, "-u": true, "-f": true,
+		"-t": true, "-h": true, "-H": true, "-p": true, "-o": true, "-e": true, "-O": true, "-F": true,
+		"-E": true, "--hosts": true, "--host": true, "--user": true, "--par": true, "--outdir": true,
+		"--errdir": true, "--timeout": true, "--option": true, "--extra-args": true, "--extra-arg": true,
+		"--nodes": true, "--exclude": true, "--group": true, "--fanout": true, "--options": true,
+		"--dest": true, "--worker": true, "--topology": true, "--pick": true,
+	}
+})
 
 // pdshReach reads pdsh -w HOSTS CMD, pssh -H HOST CMD and clush -w NODES
 // CMD: CMD runs on each host. A host file (-h, ^file, WCOLL), a group
@@ -217,7 +222,7 @@ func pdshReach(s *subject, name string) (reach, bool) {
 			if !hasVal && opt != "-a" && opt != "--all" {
 				i++
 			}
-		case pdshValues[opt] && !hasVal:
+		case pdshValues()[opt] && !hasVal:
 			i++
 		}
 	}
@@ -234,7 +239,7 @@ func pdshReach(s *subject, name string) (reach, bool) {
 		name == "pnuke" || name == "parallel-nuke" || slices.Contains(s.args, "--copy") || slices.Contains(s.args, "--rcopy") {
 		return r, true
 	}
-	if cmd := wordsAfterOptions(s, 0, pdshValues); cmd < len(s.args) {
+	if cmd := wordsAfterOptions(s, 0, pdshValues()); cmd < len(s.args) {
 		r.code, r.known = codeOf(s, cmd), true
 	}
 	return r, true
@@ -244,30 +249,36 @@ func pdshReach(s *subject, name string) (reach, bool) {
 const parallelFamily = "parallel"
 
 // saltValues are the options of salt and salt-ssh that take a value.
-var saltValues = map[string]bool{
-	"-t": true, "--timeout": true, "--out": true, "--output": true, "--out-file": true, "-b": true,
-	"--batch": true, "--batch-size": true, "--return": true, "-c": true, "--config-dir": true,
-	"-l": true, "--log-level": true, "--out-indent": true, "--state-output": true, "--args-separator": true,
-	"-u": true, "--user": true, "--roster": true, "--roster-file": true, "--priv": true, "--passwd": true,
-	"--extra-filerefs": true, "--saltfile": true, "--log-file": true, "--timeout-dcc": true,
-}
+var saltValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-t": true, "--timeout": true, "--out": true, "--output": true, "--out-file": true, "-b": true,
+		"--batch": true, "--batch-size": true, "--return": true, "-c": true, "--config-dir": true,
+		"-l": true, "--log-level": true, "--out-indent": true, "--state-output": true, "--args-separator": true,
+		"-u": true, "--user": true, "--roster": true, "--roster-file": true, "--priv": true, "--passwd": true,
+		"--extra-filerefs": true, "--saltfile": true, "--log-file": true, "--timeout-dcc": true,
+	}
+})
 
 // saltTargets are salt's options that choose minions by something other
 // than their names: a regular expression, grains, pillar, a node group, a
 // compound expression, a subnet, a range.
-var saltTargets = map[string]bool{
-	"-E": true, "--pcre": true, "-G": true, "--grain": true, "-P": true, "--grain-pcre": true,
-	"-I": true, "--pillar": true, "-J": true, "--pillar-pcre": true, "-N": true, "--nodegroup": true,
-	"-C": true, "--compound": true, "-S": true, "--ipcidr": true, "-R": true, "--range": true,
-}
+var saltTargets = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-E": true, "--pcre": true, "-G": true, "--grain": true, "-P": true, "--grain-pcre": true,
+		"-I": true, "--pillar": true, "-J": true, "--pillar-pcre": true, "-N": true, "--nodegroup": true,
+		"-C": true, "--compound": true, "-S": true, "--ipcidr": true, "-R": true, "--range": true,
+	}
+})
 
 // saltCode are Salt's execution functions whose first argument is a
 // command run by a shell on the minion (PowerShell for cmd.powershell).
-var saltCode = map[string]bool{
-	"cmd.run": true, "cmd.run_all": true, "cmd.run_stdout": true, "cmd.run_stderr": true,
-	"cmd.run_bg": true, "cmd.shell": true, "cmd.retcode": true, "cmd.run_chroot": true,
-	"cmd.powershell": true, "cmd.powershell_all": true,
-}
+var saltCode = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"cmd.run": true, "cmd.run_all": true, "cmd.run_stdout": true, "cmd.run_stderr": true,
+		"cmd.run_bg": true, "cmd.shell": true, "cmd.retcode": true, "cmd.run_chroot": true,
+		"cmd.powershell": true, "cmd.powershell_all": true,
+	}
+})
 
 // saltReach reads salt [options] TARGET FUNCTION [ARGS...] and salt-ssh:
 // the minions are TARGET (a list with -L; a glob, or another kind of
@@ -291,9 +302,9 @@ func saltReach(s *subject, name string) (reach, bool) {
 			list = true
 		case opt == "-r" || opt == "--raw" || opt == "--raw-shell":
 			raw = true
-		case saltTargets[opt]:
+		case saltTargets()[opt]:
 			r.unknown = true
-		case saltValues[opt] && !hasVal:
+		case saltValues()[opt] && !hasVal:
 			i++
 		}
 	}
@@ -332,7 +343,7 @@ func saltReach(s *subject, name string) (reach, bool) {
 		}
 		return r, true
 	}
-	if len(pos) == 0 || s.dynamic(pos[0]) || !saltCode[s.args[pos[0]]] {
+	if len(pos) == 0 || s.dynamic(pos[0]) || !saltCode()[s.args[pos[0]]] {
 		return r, true
 	}
 	fn := s.args[pos[0]]
@@ -370,37 +381,50 @@ const containerFamily = "containers"
 
 // dockerValues are the global options of docker and podman that take a
 // value, and of their exec and run subcommands.
-var dockerValues = map[string]bool{
-	"-H": true, "--host": true, "-c": true, "--context": true, "--config": true, "-l": true,
-	"--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--url": true,
-	"--connection": true, "--identity": true, "--root": true, "--runroot": true,
-	"--storage-driver": true, "--namespace": true, "-n": true, "--address": true, "-a": true,
-	"-e": true, "--env": true, "--env-file": true, "-u": true, "--user": true, "-w": true,
-	"--workdir": true, "--detach-keys": true, "--name": true, "-v": true, "--volume": true,
-	"-p": true, "--publish": true, "--network": true, "--entrypoint": true, "--mount": true,
-	"--platform": true, "--hostname": true, "--label": true, "--cpus": true, "--memory": true,
-	"-m": true, "--restart": true, "--pull": true, "--device": true, "--cap-add": true,
-	"--cap-drop": true, "--security-opt": true, "--ulimit": true, "--add-host": true,
-	"--dns": true, "--log-driver": true, "--log-opt": true, "--gpus": true, "--runtime": true,
-	"--pid": true, "--ipc": true, "--uts": true, "--userns": true, "--cgroupns": true,
-	"--shm-size": true, "--tmpfs": true, "--health-cmd": true, "--stop-signal": true,
-	"--index": true, "-f": true, "--file": true, "--project-name": true, "--profile": true,
-}
+var dockerValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-H": true, "--host": true, "-c": true, "--context": true, "--config": true, "-l": true,
+		"--log-level": true, "--tlscacert": true, "--tlscert": true, "--tlskey": true, "--url": true,
+		"--connection": true, "--identity": true, "--root": true, "--runroot": true,
+		"--storage-driver": true, "--namespace": true, "-n": true, "--address": true, "-a": true,
+		"-e": true, "--env": true, "--env-file": true, "-u": true, "--user": true, "-w": true,
+		"--workdir": true, "--detach-keys": true, "--name": true, "-v": true, "--volume": true,
+		"-p": true, "--publish": true, "--network": true, "--entrypoint": true, "--mount": true,
+		"--platform": true, "--hostname": true, "--label": true, "--cpus": true, "--memory": true,
+		"-m": true, "--restart": true, "--pull": true, "--device": true, "--cap-add": true,
+		"--cap-drop": true, "--security-opt": true, "--ulimit": true, "--add-host": true,
+		"--dns": true, "--log-driver": true, "--log-opt": true, "--gpus": true, "--runtime": true,
+		"--pid": true, "--ipc": true, "--uts": true, "--userns": true, "--cgroupns": true,
+		"--shm-size": true, "--tmpfs": true, "--health-cmd": true, "--stop-signal": true,
+		"--index": true, "-f": true, "--file": true, "--project-name": true, "--profile": true,
+	}
+})
 
 // daemonHost returns the host of a Docker or Podman daemon address:
 // ssh://[user@]host[:port], tcp://host:port, host:port. A local socket
-// (unix://, npipe://) is no host.
+// (unix://, npipe://) is no host (not ok); a URI whose host cannot be
+// read for certain names one unknown ("").
 func daemonHost(addr string) (string, bool) {
 	switch {
 	case strings.HasPrefix(addr, "unix://"), strings.HasPrefix(addr, "npipe://"), strings.HasPrefix(addr, "fd://"):
 		return "", false
 	case strings.Contains(addr, "://"):
-		if h := uriHost(addr); h != "" {
-			return h, true
-		}
-		return "", false
+		return powershell.URIHost(addr), true
 	}
 	return stripPort(stripUser(addr)), addr != ""
+}
+
+// setDaemon sets the host of the daemon at addr (see daemonHost): none
+// for a local socket, unknown for a host that cannot be read.
+func (r *reach) setDaemon(addr string) {
+	switch h, ok := daemonHost(addr); {
+	case !ok:
+		r.hosts = nil
+	case h == "":
+		r.unknown = true
+	default:
+		r.hosts = []string{h}
+	}
 }
 
 // dockerReach reads docker, podman and nerdctl: the daemon they talk to
@@ -413,10 +437,10 @@ func dockerReach(s *subject, name string) (reach, bool) {
 		k, v, _ := strings.Cut(e, "=")
 		switch k {
 		case "DOCKER_HOST", "CONTAINER_HOST":
-			if h, ok := daemonHost(v); ok {
-				r.hosts = []string{h}
-			} else if runTimeHost(v) {
+			if _, ok := daemonHost(v); !ok && runTimeHost(v) {
 				r.unknown = true
+			} else {
+				r.setDaemon(v)
 			}
 		case "DOCKER_CONTEXT":
 			r.unknown = true
@@ -426,7 +450,7 @@ func dockerReach(s *subject, name string) (reach, bool) {
 	for ; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) {
-			if i > 0 && dockerValues[s.args[i-1]] {
+			if i > 0 && dockerValues()[s.args[i-1]] {
 				r.unknown = true
 				continue
 			}
@@ -436,7 +460,7 @@ func dockerReach(s *subject, name string) (reach, bool) {
 			break
 		}
 		opt, val, hasVal := strings.Cut(a, "=")
-		if dockerValues[opt] && !hasVal && i+1 < len(s.args) {
+		if dockerValues()[opt] && !hasVal && i+1 < len(s.args) {
 			i++
 			val = s.args[i]
 			if s.dynamic(i) && opt != "-l" && opt != "--log-level" {
@@ -446,11 +470,7 @@ func dockerReach(s *subject, name string) (reach, bool) {
 		}
 		switch opt {
 		case "-H", "--host", "--url":
-			if h, ok := daemonHost(val); ok {
-				r.hosts = []string{h}
-			} else {
-				r.hosts = nil
-			}
+			r.setDaemon(val)
 		case "-c", "--context", "--connection":
 			r.unknown = true
 		case "-r", "--remote":
@@ -481,7 +501,7 @@ func dockerReach(s *subject, name string) (reach, bool) {
 	r.via = name + " " + sub + " " + where
 	switch sub {
 	case "exec", "run":
-		j := wordsAfterOptions(s, i+1, dockerValues)
+		j := wordsAfterOptions(s, i+1, dockerValues())
 		// exec CONTAINER CMD..., run IMAGE [CMD...]
 		if j+1 < len(s.args) {
 			r.code, r.known = argvLine(s, j+1), true
@@ -491,14 +511,16 @@ func dockerReach(s *subject, name string) (reach, bool) {
 }
 
 // kubectlValues are kubectl's options that take a value.
-var kubectlValues = map[string]bool{
-	"-n": true, "--namespace": true, "-c": true, "--container": true, "--context": true,
-	"--kubeconfig": true, "--cluster": true, "--user": true, "-s": true, "--server": true,
-	"--token": true, "--as": true, "--as-group": true, "--image": true, "--profile": true,
-	"--target": true, "-f": true, "--filename": true, "--pod-running-timeout": true,
-	"--env": true, "--labels": true, "-l": true, "--overrides": true, "--copy-to": true,
-	"--request-timeout": true, "--image-pull-policy": true, "--restart": true,
-}
+var kubectlValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-n": true, "--namespace": true, "-c": true, "--container": true, "--context": true,
+		"--kubeconfig": true, "--cluster": true, "--user": true, "-s": true, "--server": true,
+		"--token": true, "--as": true, "--as-group": true, "--image": true, "--profile": true,
+		"--target": true, "-f": true, "--filename": true, "--pod-running-timeout": true,
+		"--env": true, "--labels": true, "-l": true, "--overrides": true, "--copy-to": true,
+		"--request-timeout": true, "--image-pull-policy": true, "--restart": true,
+	}
+})
 
 // kubectlReach reads kubectl exec POD -- CMD and kubectl run NAME --image
 // I -- CMD (code in a pod: judged as code running here) and kubectl
@@ -511,7 +533,7 @@ func kubectlReach(s *subject, name string) (reach, bool) {
 			return reach{}, false
 		}
 		if isOption(a) {
-			if _, _, hasVal := strings.Cut(a, "="); kubectlValues[a] && !hasVal {
+			if _, _, hasVal := strings.Cut(a, "="); kubectlValues()[a] && !hasVal {
 				i++
 			}
 			continue
@@ -527,7 +549,7 @@ func kubectlReach(s *subject, name string) (reach, bool) {
 		return reach{}, false
 	}
 	r := reach{family: containerFamily, here: true, via: name + " " + sub}
-	target := wordsAfterOptions(s, pos+1, kubectlValues)
+	target := wordsAfterOptions(s, pos+1, kubectlValues())
 	if sub == "debug" && target < len(s.args) {
 		if node, ok := strings.CutPrefix(s.args[target], "node/"); ok {
 			r.here = false

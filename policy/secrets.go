@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/rewind-dev/rewind/internal/dirs"
 )
@@ -49,19 +50,23 @@ func secretFiles(getenv func(string) string) []string {
 
 // wholeReaders are commands that read the folders they name whole, and
 // the flags that make them do so ("" for always).
-var wholeReaders = map[string][]string{
-	"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {""}, "tar": {""}, "bsdtar": {""},
-	"zip": {"-r", "--recurse-paths"}, "7z": {""}, "7za": {""}, "grep": {"-r", "-R", "--recursive", "--dereference-recursive"},
-	"rg": {""}, "ag": {""}, "ack": {""}, "rclone": {""}, "restic": {""}, "borg": {""}, "duplicity": {""},
-}
+var wholeReaders = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {""}, "tar": {""}, "bsdtar": {""},
+		"zip": {"-r", "--recurse-paths"}, "7z": {""}, "7za": {""}, "grep": {"-r", "-R", "--recursive", "--dereference-recursive"},
+		"rg": {""}, "ag": {""}, "ack": {""}, "rclone": {""}, "restic": {""}, "borg": {""}, "duplicity": {""},
+	}
+})
 
 // nameOnly are commands that take file names without reading the files
 // (rm removes a token cache rewind makes again, and reads nothing).
-var nameOnly = map[string]bool{
-	"echo": true, "printf": true, "ls": true, "stat": true, "test": true, "[": true, "basename": true,
-	"dirname": true, "realpath": true, "readlink": true, "du": true, "mkdir": true, "which": true,
-	"rm": true, "rmdir": true, "unlink": true,
-}
+var nameOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"echo": true, "printf": true, "ls": true, "stat": true, "test": true, "[": true, "basename": true,
+		"dirname": true, "realpath": true, "readlink": true, "du": true, "mkdir": true, "which": true,
+		"rm": true, "rmdir": true, "unlink": true,
+	}
+})
 
 // judgeSecretReads asks about a local command that reads rewind's secret
 // files, or folders above them wholly: named as its arguments or read by
@@ -76,11 +81,11 @@ func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
 			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", r, secretReason)}, true
 		}
 	}
-	if nameOnly[s.name] {
+	if nameOnly()[s.name] {
 		return Match{}, false
 	}
 	whole := false
-	if flags, ok := wholeReaders[s.name]; ok {
+	if flags, ok := wholeReaders()[s.name]; ok {
 		whole = slices.Contains(flags, "") || hasFlag(s, flags...)
 	}
 	if s.name == "find" && findReads(s) {
@@ -305,7 +310,7 @@ func findReads(s *subject) bool {
 	for i, a := range s.args {
 		switch a {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(s.args) && !nameOnly[filepath.Base(s.args[i+1])] && !findRemovesOnly[filepath.Base(s.args[i+1])] {
+			if i+1 < len(s.args) && !nameOnly()[filepath.Base(s.args[i+1])] && !findRemovesOnly[filepath.Base(s.args[i+1])] {
 				return true
 			}
 		}

@@ -13,6 +13,7 @@ import (
 // rewind's token cache or secret files are asked; reading elsewhere, and
 // prose that names them, is not.
 func TestSecretReadsAsked(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	home := filepath.Join(root, "home")
 	secret := filepath.Join(root, "etc", "zvm-secret")

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/rewind-dev/rewind/internal/dirs"
@@ -28,7 +29,9 @@ import (
 
 // selfWords are the subcommands of rewind that its catalog asks about: a
 // command given one of them as its first word is looked at more closely.
-var selfWords = map[string]bool{"trust": true, "uninstall": true, "install": true, "undo": true, "ui": true, "mcp": true}
+var selfWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"trust": true, "uninstall": true, "install": true, "undo": true, "ui": true, "mcp": true}
+})
 
 // rewindModule is the module rewind is built from; a binary built from it
 // records it in its build information.
@@ -48,7 +51,7 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		}
 		return
 	}
-	if !selfWords[firstWord(s.args)] {
+	if !selfWords()[firstWord(s.args)] {
 		return
 	}
 	if w.probes >= maxTreeProbes {
@@ -327,7 +330,7 @@ func ownGlobsOf(cfg *Config) []string {
 	return append(ownFileGlobs(own), binaryGlobs(cfg.PathEnv)...)
 }
 
-// ownFiles returns rewind's own files and binaries where it runs.
-func (p *Policy) ownFiles() []string {
+// ownPaths returns rewind's own files and binaries where it runs.
+func (p *Policy) ownPaths() []string {
 	return append(p.cfg.OwnFiles[:len(p.cfg.OwnFiles):len(p.cfg.OwnFiles)], p.cfg.Binaries...)
 }

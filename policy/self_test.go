@@ -12,6 +12,7 @@ import (
 // its path or found in $PATH, is judged as rewind; another program given
 // the same words is not.
 func TestRenamedRewind(t *testing.T) {
+	t.Parallel()
 	self, err := os.Executable()
 	if err != nil {
 		t.Skip(err)

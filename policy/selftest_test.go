@@ -3,6 +3,7 @@ package policy
 import "testing"
 
 func TestCatalogSelfTest(t *testing.T) {
+	t.Parallel()
 	p, err := New(Default())
 	if err != nil {
 		t.Fatal(err)

@@ -145,6 +145,7 @@ func surfaceFiles(t testing.TB) []string {
 }
 
 func TestSurfaces(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "")
 	family := map[string]string{} // rule label -> family
 	for _, r := range p.Rules() {
@@ -184,6 +185,7 @@ func TestSurfaces(t *testing.T) {
 
 // TestSurfaceListsRead checks the list reader on a list of each shape.
 func TestSurfaceListsRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "x.txt")
 	os.WriteFile(path, []byte("# c\n@family x\n@command x y\n@targets web-01 i-1\nstop | protect | --ids i-1,web-02\nrm | deny | --name=web-01 | -\nls | none\n"), 0o666)

@@ -10,6 +10,7 @@ import (
 // never reported as a target, while a loop over hosts written in the
 // command names each of them; prose quoting either passes.
 func TestRunTimeTargets(t *testing.T) {
+	t.Parallel()
 	pol, err := New(Default())
 	if err != nil {
 		t.Fatal(err)
@@ -41,6 +42,7 @@ func TestRunTimeTargets(t *testing.T) {
 }
 
 func TestRunTimeHost(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		host string
 		want bool
@@ -63,6 +65,7 @@ func TestRunTimeHost(t *testing.T) {
 }
 
 func TestVMName(t *testing.T) {
+	t.Parallel()
 	tc := TargetsConfig{
 		Aliases:     map[string]string{"192.168.7.14": "app-03", "WEB1": "web-01", "db": "db-01"},
 		StripDomain: true,

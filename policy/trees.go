@@ -973,7 +973,7 @@ func (p *Policy) covered(t tree, w *walk) []written {
 		first, _, _ := strings.Cut(gitRel(abs, f), "/")
 		return from[strings.ToLower(first)]
 	}
-	for _, own := range p.ownFiles() {
+	for _, own := range p.ownPaths() {
 		if within(abs, own) && exists(own) && keep(own) && (t.names == nil || t.names(filepath.Base(own))) {
 			add(own)
 		}

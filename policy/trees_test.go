@@ -49,6 +49,7 @@ func judgeIn(p *Policy, cwd, cmd string) Verdict {
 // folder above them, is a write to them; the same commands elsewhere, and
 // prose quoting them, are not.
 func TestRemovingThePolicy(t *testing.T) {
+	t.Parallel()
 	l, p := removalLab(t)
 	home := filepath.Join(l.root, "home")
 	sub := filepath.Join(l.project, "sub")
@@ -117,6 +118,7 @@ func TestRemovingThePolicy(t *testing.T) {
 // TestExtractingAListedArchive: an archive the hook can list is judged by
 // what it holds.
 func TestExtractingAListedArchive(t *testing.T) {
+	t.Parallel()
 	l, p := removalLab(t)
 	dir := t.TempDir()
 	tgz := func(name string, files ...string) string {
@@ -179,6 +181,7 @@ func TestExtractingAListedArchive(t *testing.T) {
 // a guarded file only when it differs from what git holds; git clean
 // removes one git does not track.
 func TestGitPutsTheTreeBack(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("no git")
 	}
@@ -230,6 +233,7 @@ func TestGitPutsTheTreeBack(t *testing.T) {
 }
 
 func TestParseGitIndexRejectsJunk(t *testing.T) {
+	t.Parallel()
 	for _, data := range [][]byte{nil, []byte("DIRC"), []byte("DIRC\x00\x00\x00\x09\x00\x00\x00\x01"), append([]byte("DIRC\x00\x00\x00\x02\x00\x00\x00\x05"), make([]byte, 70)...)} {
 		if _, ok := parseGitIndex(data); ok {
 			t.Errorf("parseGitIndex(%q) ok", data)
@@ -240,6 +244,7 @@ func TestParseGitIndexRejectsJunk(t *testing.T) {
 // TestTreeProbesBounded: a call of thousands of folder removals looks into
 // a bounded number of folders; past the bound such a command is asked.
 func TestTreeProbesBounded(t *testing.T) {
+	t.Parallel()
 	l, p := removalLab(t)
 	var b strings.Builder
 	for i := range maxTreeProbes {

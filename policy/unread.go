@@ -87,7 +87,7 @@ func (p *Policy) couldDo(tool string) (deny bool, most Effect, rule string) {
 	}
 	switch {
 	case decided:
-	case p.mcp.execName(tool):
+	case p.words().execName(tool):
 		// It runs whatever command its input holds.
 		note(Ask, mcpRule+" "+tool)
 	default:

@@ -7,6 +7,7 @@ import "testing"
 // change a VM is asked (denied when every reading denies); a tool whose
 // name says it cannot passes, to be answered under hook.on_error.
 func TestClassifyUnread(t *testing.T) {
+	t.Parallel()
 	p := newPolicy(t, "[[server]]\nname = \"infra\"\n[[tool]]\nname = \"mcp__infra__get_*\"\neffect = \"none\"\n")
 	tests := []struct {
 		tools []string
@@ -57,6 +58,7 @@ func TestClassifyUnread(t *testing.T) {
 
 // TestClassifyUnreadTightens: an untrusted project's rules count too.
 func TestClassifyUnreadTightens(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, labUserConfig)
 	l.projectConfig("[[tool]]\nname = \"Read\"\npaths = [\"secrets/**\"]\neffect = \"deny\"\n")
 	_, p := l.find()

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A rule with writes judges the files a call writes. Such rules are judged
@@ -22,7 +23,7 @@ type writeRule struct {
 	tool  *toolRule
 	globs []string
 	// own is set when the globs include OwnFilesGlob: the rule also
-	// guards rewind's own files where it runs (Policy.ownGlobs).
+	// guards rewind's own files where it runs (Policy.ownFiles).
 	own bool
 }
 
@@ -183,7 +184,7 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 		}
 		for i, w := range files {
 			f := w.name
-			if as := r.matchFile(forms[i], p.ownGlobs); as != "" {
+			if as := r.matchFile(forms[i], p.ownFiles()); as != "" {
 				if w.ifDir != "" {
 					// cp a b writes b/a only when b is a folder: look,
 					// now that the name it would make is a guarded one.
@@ -596,7 +597,7 @@ func toolWrites(tool string, in *toolInput) []string {
 	copies := slices.ContainsFunc(toolWords(tool), func(w string) bool { return w == "copy" || w == "cp" || w == "duplicate" })
 	var keys []string
 	for k := range in.obj {
-		if role, ok := fileKeys[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
+		if role, ok := fileKeys()[foldMCPKey(k)]; ok && (role != fileSource || !copies) {
 			keys = append(keys, k)
 		}
 	}
@@ -667,15 +668,17 @@ const (
 // moves or removes, folded as MCP keys are (see foldMCPKey): the
 // filesystem servers' source and destination, from and to, old and new
 // paths, and lists of paths.
-var fileKeys = map[string]int{
-	"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
-	"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
-	"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
-	"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
-	"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
-	"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
-	"notebookpath": fileTarget,
-}
+var fileKeys = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"source": fileSource, "src": fileSource, "from": fileSource, "oldpath": fileSource, "sourcepath": fileSource,
+		"sources": fileSource, "frompath": fileSource, "oldname": fileSource, "oldfilepath": fileSource,
+		"destination": fileTarget, "dest": fileTarget, "to": fileTarget, "target": fileTarget, "newpath": fileTarget,
+		"destinationpath": fileTarget, "targetpath": fileTarget, "topath": fileTarget, "newname": fileTarget,
+		"newfilepath": fileTarget, "path": fileTarget, "paths": fileTarget, "filepath": fileTarget, "filepaths": fileTarget,
+		"file": fileTarget, "files": fileTarget, "filename": fileTarget, "directory": fileTarget, "dir": fileTarget,
+		"notebookpath": fileTarget,
+	}
+})
 
 // fileOf reads a file name from a list element: a string, or an object's
 // path (edit lists such as [{"path": ...}]).

@@ -1,7 +1,6 @@
 package powershell
 
 import (
-	"net/url"
 	"slices"
 	"strings"
 )
@@ -639,7 +638,7 @@ func remotePlace(name string, args []Arg, arg int, kind frameKind) (Place, bool)
 			val()
 		case anyMatches(pn, uriParams):
 			if a, ok := val(); ok {
-				if h := uriHost(a.Text); h != "" && !a.Dynamic {
+				if h := URIHost(a.Text); h != "" && !a.Dynamic {
 					add(Arg{Text: h})
 				} else {
 					named, unknown = true, true
@@ -688,15 +687,6 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// uriHost returns the host of a URI such as http://web-01:5985/wsman.
-func uriHost(s string) string {
-	u, err := url.Parse(s)
-	if err != nil {
-		return ""
-	}
-	return u.Hostname()
 }
 
 // Named returns the value of the first of the parameters names the

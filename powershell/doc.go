@@ -44,4 +44,8 @@
 // code built from strings read again) is reported as [Unparsed] with Limit
 // set, and asked about by the policy. [ReadCommandLine] reads a pwsh or
 // powershell command line as PowerShell does.
+//
+// The package's tables (keywords, aliases, verbs, methods) are built on
+// first use: the hook links the package into a process it starts for
+// every tool call, most of which hold no PowerShell.
 package powershell

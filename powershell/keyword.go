@@ -1,6 +1,9 @@
 package powershell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Keyword statements: if, foreach, try, function, class... Their
 // conditions and bodies are code; their names and options are not.
@@ -18,14 +21,16 @@ const (
 )
 
 // keywords are PowerShell's statement keywords.
-var keywords = map[string]bool{
-	"if": true, "elseif": true, "else": true, "switch": true, "foreach": true, "for": true,
-	"while": true, "do": true, "try": true, "catch": true, "finally": true, "trap": true,
-	"function": true, "filter": true, "workflow": true, "configuration": true, "param": true,
-	"begin": true, "process": true, "end": true, "clean": true, "dynamicparam": true,
-	"data": true, "class": true, "enum": true, "interface": true, "using": true,
-	"return": true, "throw": true, "exit": true, "break": true, "continue": true,
-}
+var keywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"if": true, "elseif": true, "else": true, "switch": true, "foreach": true, "for": true,
+		"while": true, "do": true, "try": true, "catch": true, "finally": true, "trap": true,
+		"function": true, "filter": true, "workflow": true, "configuration": true, "param": true,
+		"begin": true, "process": true, "end": true, "clean": true, "dynamicparam": true,
+		"data": true, "class": true, "enum": true, "interface": true, "using": true,
+		"return": true, "throw": true, "exit": true, "break": true, "continue": true,
+	}
+})
 
 // beginKeyword starts a keyword statement.
 func (r *reader) beginKeyword(f *frame, kw string) {

@@ -1,6 +1,9 @@
 package powershell
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // A method call runs code of .NET or of the object it is called on: a
 // string's Trim changes nothing, a VM view's PowerOffVM stops a VM, a
@@ -63,9 +66,9 @@ func (r *reader) methodCall(f *frame, m *frame, src string) {
 		r.st.addExtra(extra{kind: xNative, list: f.list, text: lits[0], args: args, via: "[Diagnostics.Process]::Start"})
 	case m.static && (typ == "io.file" || typ == "io.directory"):
 		switch {
-		case fileReads[name]:
-		case fileWrites[name] > 0:
-			n := min(fileWrites[name], len(lits))
+		case fileReads()[name]:
+		case fileWrites()[name] > 0:
+			n := min(fileWrites()[name], len(lits))
 			if n == 0 {
 				dynamic()
 				return
@@ -74,12 +77,12 @@ func (r *reader) methodCall(f *frame, m *frame, src string) {
 		default:
 			dynamic()
 		}
-	case m.static && (pureTypes[typ] || name == "new"):
+	case m.static && (pureTypes()[typ] || name == "new"):
 	case name == "invoke" || name == "invokereturnasis" || name == "begininvoke" || name == "invokewithcontext" || name == "invokeasync":
 		if !strings.Contains(recv, codeMarker) && !strings.HasPrefix(recv, "{…}") {
 			dynamic()
 		}
-	case pureMethods[name]:
+	case pureMethods()[name]:
 	default:
 		dynamic()
 	}
@@ -105,26 +108,31 @@ func normalType(s string) string {
 }
 
 // fileReads are the methods of [IO.File] and [IO.Directory] that read.
-var fileReads = set(`exists readalltext readalllines readallbytes readlines getattributes
+var fileReads = sync.OnceValue(func() map[string]bool {
+	return set(`exists readalltext readalllines readallbytes readlines getattributes
 	getlastwritetime getlastaccesstime getcreationtime getlastwritetimeutc getcreationtimeutc
 	getfiles getdirectories getfilesystementries enumeratefiles enumeratedirectories
 	enumeratefilesystementries openread opentext getcurrentdirectory getparent
 	getdirectoryroot getlogicaldrives readalltextasync readalllinesasync readallbytesasync`)
+})
 
 // fileWrites are the methods of [IO.File] and [IO.Directory] that write,
 // with how many of their first arguments are paths they write.
-var fileWrites = map[string]int{
-	"writealltext": 1, "writealllines": 1, "writeallbytes": 1, "appendalltext": 1, "appendalllines": 1,
-	"appendtext": 1, "create": 1, "createtext": 1, "delete": 1, "move": 2, "copy": 2, "replace": 3,
-	"open": 1, "openwrite": 1, "setattributes": 1, "encrypt": 1, "decrypt": 1, "createdirectory": 1,
-	"setlastwritetime": 1, "setcreationtime": 1, "setlastaccesstime": 1, "setaccesscontrol": 1,
-	"createsymboliclink": 1, "writealltextasync": 1, "writealllinesasync": 1, "writeallbytesasync": 1,
-	"appendalltextasync": 1, "appendalllinesasync": 1, "setcurrentdirectory": 0,
-}
+var fileWrites = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"writealltext": 1, "writealllines": 1, "writeallbytes": 1, "appendalltext": 1, "appendalllines": 1,
+		"appendtext": 1, "create": 1, "createtext": 1, "delete": 1, "move": 2, "copy": 2, "replace": 3,
+		"open": 1, "openwrite": 1, "setattributes": 1, "encrypt": 1, "decrypt": 1, "createdirectory": 1,
+		"setlastwritetime": 1, "setcreationtime": 1, "setlastaccesstime": 1, "setaccesscontrol": 1,
+		"createsymboliclink": 1, "writealltextasync": 1, "writealllinesasync": 1, "writeallbytesasync": 1,
+		"appendalltextasync": 1, "appendalllinesasync": 1, "setcurrentdirectory": 0,
+	}
+})
 
 // pureTypes are types whose static methods compute values and change
 // nothing: [math]::Round, [string]::Join, [datetime]::Now...
-var pureTypes = set(`math string char int int16 int32 int64 uint16 uint32 uint64 long ulong short
+var pureTypes = sync.OnceValue(func() map[string]bool {
+	return set(`math string char int int16 int32 int64 uint16 uint32 uint64 long ulong short
 	ushort double float single decimal byte sbyte bool boolean datetime datetimeoffset timespan
 	guid convert bitconverter regex text.regularexpressions.regex text.encoding uri version array
 	enum object io.path environment linq.enumerable net.ipaddress net.dns
@@ -135,10 +143,12 @@ var pureTypes = set(`math string char int int16 int32 int64 uint16 uint32 uint64
 	powershell runspaces.runspacefactory runspacefactory diagnostics.stopwatch
 	management.automation.language.parser language.parser wildcardpattern
 	io.fileinfo io.directoryinfo`)
+})
 
 // pureMethods are instance methods that compute values from their object
 // and change nothing outside the script.
-var pureMethods = set(`tostring toupper tolower toupperinvariant tolowerinvariant trim trimstart
+var pureMethods = sync.OnceValue(func() map[string]bool {
+	return set(`tostring toupper tolower toupperinvariant tolowerinvariant trim trimstart
 	trimend split replace substring contains startswith endswith indexof indexofany lastindexof
 	lastindexofany padleft padright insert remove equals compareto gettype gethashcode join
 	format concat isnullorempty isnullorwhitespace tochararray normalize where foreach add
@@ -160,6 +170,7 @@ var pureMethods = set(`tostring toupper tolower toupperinvariant tolowerinvarian
 	matchescount nextdouble next nextbytes computehash getmembers getproperties
 	tojson totitlecase compareordinal isnumber isletter isdigit iswhitespace
 	getnumericvalue getunicodecategory tryformat append appendline appendformat`)
+})
 
 func set(words string) map[string]bool {
 	m := make(map[string]bool)

@@ -3,6 +3,7 @@ package powershell
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // PowerShell looks a command name up as an alias, then a function or
@@ -33,106 +34,110 @@ type builtinAlias struct {
 }
 
 // builtinAliases are PowerShell's own aliases, by lower-case name.
-var builtinAliases = map[string]builtinAlias{
-	"foreach": {"ForEach-Object", everywhere}, "%": {"ForEach-Object", everywhere},
-	"where": {"Where-Object", everywhere}, "?": {"Where-Object", everywhere},
-	"clc": {"Clear-Content", everywhere}, "cli": {"Clear-Item", everywhere},
-	"clp": {"Clear-ItemProperty", everywhere}, "clv": {"Clear-Variable", everywhere},
-	"cpi": {"Copy-Item", everywhere}, "cvpa": {"Convert-Path", everywhere},
-	"dbp": {"Disable-PSBreakpoint", everywhere}, "ebp": {"Enable-PSBreakpoint", everywhere},
-	"epal": {"Export-Alias", everywhere}, "epcsv": {"Export-Csv", everywhere},
-	"fl": {"Format-List", everywhere}, "ft": {"Format-Table", everywhere}, "fw": {"Format-Wide", everywhere},
-	"gal": {"Get-Alias", everywhere}, "gbp": {"Get-PSBreakpoint", everywhere},
-	"gc": {"Get-Content", everywhere}, "gci": {"Get-ChildItem", everywhere},
-	"gcm": {"Get-Command", everywhere}, "gdr": {"Get-PSDrive", everywhere},
-	"gcs": {"Get-PSCallStack", everywhere}, "ghy": {"Get-History", everywhere},
-	"gi": {"Get-Item", everywhere}, "gl": {"Get-Location", everywhere},
-	"gm": {"Get-Member", everywhere}, "gmo": {"Get-Module", everywhere},
-	"gp": {"Get-ItemProperty", everywhere}, "gpv": {"Get-ItemPropertyValue", everywhere},
-	"gps": {"Get-Process", everywhere}, "group": {"Group-Object", everywhere},
-	"gu": {"Get-Unique", everywhere}, "gv": {"Get-Variable", everywhere},
-	"iex": {"Invoke-Expression", everywhere}, "ihy": {"Invoke-History", everywhere},
-	"ii": {"Invoke-Item", everywhere}, "ipmo": {"Import-Module", everywhere},
-	"ipal": {"Import-Alias", everywhere}, "ipcsv": {"Import-Csv", everywhere},
-	"measure": {"Measure-Object", everywhere}, "mi": {"Move-Item", everywhere},
-	"mp": {"Move-ItemProperty", everywhere}, "nal": {"New-Alias", everywhere},
-	"ndr": {"New-PSDrive", everywhere}, "ni": {"New-Item", everywhere},
-	"nv": {"New-Variable", everywhere}, "nmo": {"New-Module", everywhere},
-	"oh": {"Out-Host", everywhere}, "rbp": {"Remove-PSBreakpoint", everywhere},
-	"rdr": {"Remove-PSDrive", everywhere}, "ri": {"Remove-Item", everywhere},
-	"rni": {"Rename-Item", everywhere}, "rnp": {"Rename-ItemProperty", everywhere},
-	"rp": {"Remove-ItemProperty", everywhere}, "rmo": {"Remove-Module", everywhere},
-	"rv": {"Remove-Variable", everywhere}, "gerr": {"Get-Error", everywhere},
-	"rvpa": {"Resolve-Path", everywhere}, "sal": {"Set-Alias", everywhere},
-	"sbp": {"Set-PSBreakpoint", everywhere}, "select": {"Select-Object", everywhere},
-	"si": {"Set-Item", everywhere}, "sl": {"Set-Location", everywhere},
-	"sp": {"Set-ItemProperty", everywhere}, "saps": {"Start-Process", everywhere},
-	"spps": {"Stop-Process", everywhere}, "sv": {"Set-Variable", everywhere},
-	"irm": {"Invoke-RestMethod", everywhere}, "iwr": {"Invoke-WebRequest", everywhere},
-	"cd": {"Set-Location", everywhere}, "dir": {"Get-ChildItem", everywhere},
-	"echo": {"Write-Output", everywhere}, "fc": {"Format-Custom", everywhere},
-	"pwd": {"Get-Location", everywhere}, "type": {"Get-Content", everywhere},
-	"h": {"Get-History", everywhere}, "history": {"Get-History", everywhere},
-	"md": {"mkdir", everywhere}, "popd": {"Pop-Location", everywhere},
-	"pushd": {"Push-Location", everywhere}, "r": {"Invoke-History", everywhere},
-	"cls": {"Clear-Host", everywhere}, "chdir": {"Set-Location", everywhere},
-	"copy": {"Copy-Item", everywhere}, "del": {"Remove-Item", everywhere},
-	"erase": {"Remove-Item", everywhere}, "move": {"Move-Item", everywhere},
-	"rd": {"Remove-Item", everywhere}, "ren": {"Rename-Item", everywhere},
-	"set": {"Set-Variable", everywhere}, "icm": {"Invoke-Command", everywhere},
-	"clhy": {"Clear-History", everywhere},
-	"gjb":  {"Get-Job", everywhere}, "rcjb": {"Receive-Job", everywhere},
-	"rjb": {"Remove-Job", everywhere}, "sajb": {"Start-Job", everywhere},
-	"spjb": {"Stop-Job", everywhere}, "wjb": {"Wait-Job", everywhere},
-	"nsn": {"New-PSSession", everywhere}, "gsn": {"Get-PSSession", everywhere},
-	"rsn": {"Remove-PSSession", everywhere}, "etsn": {"Enter-PSSession", everywhere},
-	"rcsn": {"Receive-PSSession", everywhere}, "exsn": {"Exit-PSSession", everywhere},
-	"sls": {"Select-String", everywhere},
-	// The CimCmdlets module's aliases.
-	"gcai": {"Get-CimAssociatedInstance", everywhere}, "gcls": {"Get-CimClass", everywhere},
-	"gcim": {"Get-CimInstance", everywhere}, "gcms": {"Get-CimSession", everywhere},
-	"icim": {"Invoke-CimMethod", everywhere}, "ncim": {"New-CimInstance", everywhere},
-	"ncms": {"New-CimSession", everywhere}, "ncso": {"New-CimSessionOption", everywhere},
-	"rcie": {"Register-CimIndicationEvent", everywhere}, "rcim": {"Remove-CimInstance", everywhere},
-	"rcms": {"Remove-CimSession", everywhere}, "scim": {"Set-CimInstance", everywhere},
-	// Not defined on Linux and macOS, where these are programs.
-	"ac": {"Add-Content", windowsOnly}, "clear": {"Clear-Host", windowsOnly},
-	"compare": {"Compare-Object", windowsOnly}, "cpp": {"Copy-ItemProperty", windowsOnly},
-	"diff": {"Compare-Object", windowsOnly}, "gsv": {"Get-Service", windowsOnly},
-	"sleep": {"Start-Sleep", windowsOnly}, "sort": {"Sort-Object", windowsOnly},
-	"start": {"Start-Process", windowsOnly}, "sasv": {"Start-Service", windowsOnly},
-	"spsv": {"Stop-Service", windowsOnly}, "tee": {"Tee-Object", windowsOnly},
-	"write": {"Write-Output", windowsOnly}, "cat": {"Get-Content", windowsOnly},
-	"cp": {"Copy-Item", windowsOnly}, "ls": {"Get-ChildItem", windowsOnly},
-	"man": {"help", windowsOnly}, "mount": {"New-PSDrive", windowsOnly},
-	"mv": {"Move-Item", windowsOnly}, "ps": {"Get-Process", windowsOnly},
-	"rm": {"Remove-Item", windowsOnly}, "rmdir": {"Remove-Item", windowsOnly},
-	"cnsn": {"Connect-PSSession", windowsOnly}, "dnsn": {"Disconnect-PSSession", windowsOnly},
-	"ogv": {"Out-GridView", windowsOnly}, "shcm": {"Show-Command", windowsOnly},
-	"kill": {"Stop-Process", windowsOnly},
-	// Windows PowerShell 5.1 only.
-	"gwmi": {"Get-WmiObject", windowsPowerShell}, "iwmi": {"Invoke-WmiMethod", windowsPowerShell},
-	"rwmi": {"Remove-WmiObject", windowsPowerShell}, "swmi": {"Set-WmiInstance", windowsPowerShell},
-	"sc": {"Set-Content", windowsPowerShell}, "trcm": {"Trace-Command", windowsPowerShell},
-	"curl": {"Invoke-WebRequest", windowsPowerShell}, "wget": {"Invoke-WebRequest", windowsPowerShell},
-	"sujb": {"Suspend-Job", windowsPowerShell}, "rujb": {"Resume-Job", windowsPowerShell},
-	"ipsn": {"Import-PSSession", windowsPowerShell}, "epsn": {"Export-PSSession", windowsPowerShell},
-	"npssc": {"New-PSSessionConfigurationFile", windowsPowerShell},
-	"lp":    {"Out-Printer", windowsPowerShell},
-}
+var builtinAliases = sync.OnceValue(func() map[string]builtinAlias {
+	return map[string]builtinAlias{
+		"foreach": {"ForEach-Object", everywhere}, "%": {"ForEach-Object", everywhere},
+		"where": {"Where-Object", everywhere}, "?": {"Where-Object", everywhere},
+		"clc": {"Clear-Content", everywhere}, "cli": {"Clear-Item", everywhere},
+		"clp": {"Clear-ItemProperty", everywhere}, "clv": {"Clear-Variable", everywhere},
+		"cpi": {"Copy-Item", everywhere}, "cvpa": {"Convert-Path", everywhere},
+		"dbp": {"Disable-PSBreakpoint", everywhere}, "ebp": {"Enable-PSBreakpoint", everywhere},
+		"epal": {"Export-Alias", everywhere}, "epcsv": {"Export-Csv", everywhere},
+		"fl": {"Format-List", everywhere}, "ft": {"Format-Table", everywhere}, "fw": {"Format-Wide", everywhere},
+		"gal": {"Get-Alias", everywhere}, "gbp": {"Get-PSBreakpoint", everywhere},
+		"gc": {"Get-Content", everywhere}, "gci": {"Get-ChildItem", everywhere},
+		"gcm": {"Get-Command", everywhere}, "gdr": {"Get-PSDrive", everywhere},
+		"gcs": {"Get-PSCallStack", everywhere}, "ghy": {"Get-History", everywhere},
+		"gi": {"Get-Item", everywhere}, "gl": {"Get-Location", everywhere},
+		"gm": {"Get-Member", everywhere}, "gmo": {"Get-Module", everywhere},
+		"gp": {"Get-ItemProperty", everywhere}, "gpv": {"Get-ItemPropertyValue", everywhere},
+		"gps": {"Get-Process", everywhere}, "group": {"Group-Object", everywhere},
+		"gu": {"Get-Unique", everywhere}, "gv": {"Get-Variable", everywhere},
+		"iex": {"Invoke-Expression", everywhere}, "ihy": {"Invoke-History", everywhere},
+		"ii": {"Invoke-Item", everywhere}, "ipmo": {"Import-Module", everywhere},
+		"ipal": {"Import-Alias", everywhere}, "ipcsv": {"Import-Csv", everywhere},
+		"measure": {"Measure-Object", everywhere}, "mi": {"Move-Item", everywhere},
+		"mp": {"Move-ItemProperty", everywhere}, "nal": {"New-Alias", everywhere},
+		"ndr": {"New-PSDrive", everywhere}, "ni": {"New-Item", everywhere},
+		"nv": {"New-Variable", everywhere}, "nmo": {"New-Module", everywhere},
+		"oh": {"Out-Host", everywhere}, "rbp": {"Remove-PSBreakpoint", everywhere},
+		"rdr": {"Remove-PSDrive", everywhere}, "ri": {"Remove-Item", everywhere},
+		"rni": {"Rename-Item", everywhere}, "rnp": {"Rename-ItemProperty", everywhere},
+		"rp": {"Remove-ItemProperty", everywhere}, "rmo": {"Remove-Module", everywhere},
+		"rv": {"Remove-Variable", everywhere}, "gerr": {"Get-Error", everywhere},
+		"rvpa": {"Resolve-Path", everywhere}, "sal": {"Set-Alias", everywhere},
+		"sbp": {"Set-PSBreakpoint", everywhere}, "select": {"Select-Object", everywhere},
+		"si": {"Set-Item", everywhere}, "sl": {"Set-Location", everywhere},
+		"sp": {"Set-ItemProperty", everywhere}, "saps": {"Start-Process", everywhere},
+		"spps": {"Stop-Process", everywhere}, "sv": {"Set-Variable", everywhere},
+		"irm": {"Invoke-RestMethod", everywhere}, "iwr": {"Invoke-WebRequest", everywhere},
+		"cd": {"Set-Location", everywhere}, "dir": {"Get-ChildItem", everywhere},
+		"echo": {"Write-Output", everywhere}, "fc": {"Format-Custom", everywhere},
+		"pwd": {"Get-Location", everywhere}, "type": {"Get-Content", everywhere},
+		"h": {"Get-History", everywhere}, "history": {"Get-History", everywhere},
+		"md": {"mkdir", everywhere}, "popd": {"Pop-Location", everywhere},
+		"pushd": {"Push-Location", everywhere}, "r": {"Invoke-History", everywhere},
+		"cls": {"Clear-Host", everywhere}, "chdir": {"Set-Location", everywhere},
+		"copy": {"Copy-Item", everywhere}, "del": {"Remove-Item", everywhere},
+		"erase": {"Remove-Item", everywhere}, "move": {"Move-Item", everywhere},
+		"rd": {"Remove-Item", everywhere}, "ren": {"Rename-Item", everywhere},
+		"set": {"Set-Variable", everywhere}, "icm": {"Invoke-Command", everywhere},
+		"clhy": {"Clear-History", everywhere},
+		"gjb":  {"Get-Job", everywhere}, "rcjb": {"Receive-Job", everywhere},
+		"rjb": {"Remove-Job", everywhere}, "sajb": {"Start-Job", everywhere},
+		"spjb": {"Stop-Job", everywhere}, "wjb": {"Wait-Job", everywhere},
+		"nsn": {"New-PSSession", everywhere}, "gsn": {"Get-PSSession", everywhere},
+		"rsn": {"Remove-PSSession", everywhere}, "etsn": {"Enter-PSSession", everywhere},
+		"rcsn": {"Receive-PSSession", everywhere}, "exsn": {"Exit-PSSession", everywhere},
+		"sls": {"Select-String", everywhere},
+		// The CimCmdlets module's aliases.
+		"gcai": {"Get-CimAssociatedInstance", everywhere}, "gcls": {"Get-CimClass", everywhere},
+		"gcim": {"Get-CimInstance", everywhere}, "gcms": {"Get-CimSession", everywhere},
+		"icim": {"Invoke-CimMethod", everywhere}, "ncim": {"New-CimInstance", everywhere},
+		"ncms": {"New-CimSession", everywhere}, "ncso": {"New-CimSessionOption", everywhere},
+		"rcie": {"Register-CimIndicationEvent", everywhere}, "rcim": {"Remove-CimInstance", everywhere},
+		"rcms": {"Remove-CimSession", everywhere}, "scim": {"Set-CimInstance", everywhere},
+		// Not defined on Linux and macOS, where these are programs.
+		"ac": {"Add-Content", windowsOnly}, "clear": {"Clear-Host", windowsOnly},
+		"compare": {"Compare-Object", windowsOnly}, "cpp": {"Copy-ItemProperty", windowsOnly},
+		"diff": {"Compare-Object", windowsOnly}, "gsv": {"Get-Service", windowsOnly},
+		"sleep": {"Start-Sleep", windowsOnly}, "sort": {"Sort-Object", windowsOnly},
+		"start": {"Start-Process", windowsOnly}, "sasv": {"Start-Service", windowsOnly},
+		"spsv": {"Stop-Service", windowsOnly}, "tee": {"Tee-Object", windowsOnly},
+		"write": {"Write-Output", windowsOnly}, "cat": {"Get-Content", windowsOnly},
+		"cp": {"Copy-Item", windowsOnly}, "ls": {"Get-ChildItem", windowsOnly},
+		"man": {"help", windowsOnly}, "mount": {"New-PSDrive", windowsOnly},
+		"mv": {"Move-Item", windowsOnly}, "ps": {"Get-Process", windowsOnly},
+		"rm": {"Remove-Item", windowsOnly}, "rmdir": {"Remove-Item", windowsOnly},
+		"cnsn": {"Connect-PSSession", windowsOnly}, "dnsn": {"Disconnect-PSSession", windowsOnly},
+		"ogv": {"Out-GridView", windowsOnly}, "shcm": {"Show-Command", windowsOnly},
+		"kill": {"Stop-Process", windowsOnly},
+		// Windows PowerShell 5.1 only.
+		"gwmi": {"Get-WmiObject", windowsPowerShell}, "iwmi": {"Invoke-WmiMethod", windowsPowerShell},
+		"rwmi": {"Remove-WmiObject", windowsPowerShell}, "swmi": {"Set-WmiInstance", windowsPowerShell},
+		"sc": {"Set-Content", windowsPowerShell}, "trcm": {"Trace-Command", windowsPowerShell},
+		"curl": {"Invoke-WebRequest", windowsPowerShell}, "wget": {"Invoke-WebRequest", windowsPowerShell},
+		"sujb": {"Suspend-Job", windowsPowerShell}, "rujb": {"Resume-Job", windowsPowerShell},
+		"ipsn": {"Import-PSSession", windowsPowerShell}, "epsn": {"Export-PSSession", windowsPowerShell},
+		"npssc": {"New-PSSessionConfigurationFile", windowsPowerShell},
+		"lp":    {"Out-Printer", windowsPowerShell},
+	}
+})
 
 // builtinFunctions are commands PowerShell defines as functions: names
 // without a verb that are not programs.
-var builtinFunctions = map[string]string{
-	"cd..": "Set-Location", `cd\`: "Set-Location", "cd~": "Set-Location",
-	"pause": "Pause", "help": "help", "prompt": "prompt", "oss": "oss",
-	"tabexpansion2": "TabExpansion2", "mkdir": "mkdir", "exec": "exec",
-}
+var builtinFunctions = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"cd..": "Set-Location", `cd\`: "Set-Location", "cd~": "Set-Location",
+		"pause": "Pause", "help": "help", "prompt": "prompt", "oss": "oss",
+		"tabexpansion2": "TabExpansion2", "mkdir": "mkdir", "exec": "exec",
+	}
+})
 
 // verbs are PowerShell's approved verbs (Get-Verb), and the verbs of
 // cmdlets PowerShell and PowerCLI ship without approval (Sort-Object,
 // Tee-Object, Shutdown-VMGuest, Answer-VMQuestion...).
-var verbs = func() map[string]bool {
+var verbs = sync.OnceValue(func() map[string]bool {
 	m := make(map[string]bool)
 	for _, v := range strings.Fields(`add clear close copy enter exit find format get hide join lock move new
 		open optimize pop push redo remove rename reset resize search select set show skip split step
@@ -146,7 +151,7 @@ var verbs = func() map[string]bool {
 		m[v] = true
 	}
 	return m
-}()
+})
 
 // IsCmdletName reports whether name is a cmdlet or function name:
 // Verb-Noun with a verb PowerShell's cmdlets use.
@@ -154,7 +159,7 @@ func IsCmdletName(name string) bool { return isCmdletName(name) }
 
 func isCmdletName(name string) bool {
 	verb, noun, ok := strings.Cut(name, "-")
-	return ok && noun != "" && verbs[strings.ToLower(verb)] && !strings.ContainsAny(noun, `./\`)
+	return ok && noun != "" && verbs()[strings.ToLower(verb)] && !strings.ContainsAny(noun, `./\`)
 }
 
 // aliases are the aliases the code defines, by lower-case name.
@@ -212,7 +217,7 @@ func (a *aliases) resolve(name string) resolved {
 // lookup resolves a name through PowerShell's own aliases and functions.
 func lookup(name string) resolved {
 	lower := strings.ToLower(name)
-	if b, ok := builtinAliases[lower]; ok {
+	if b, ok := builtinAliases()[lower]; ok {
 		res := classify(b.target)
 		res.alias = name
 		if b.kind != everywhere {
@@ -221,7 +226,7 @@ func lookup(name string) resolved {
 		}
 		return res
 	}
-	if f, ok := builtinFunctions[lower]; ok {
+	if f, ok := builtinFunctions()[lower]; ok {
 		return resolved{name: f, alias: name}
 	}
 	return classify(name)

@@ -637,7 +637,7 @@ func (r *reader) beginCommand(f *frame, t token, call byte, start int) {
 // nameToken reads the first word of a statement: a keyword or a command.
 func (r *reader) nameToken(f *frame, t token) {
 	if t.ident && !f.pipe {
-		if kw := strings.ToLower(t.text); keywords[kw] {
+		if kw := strings.ToLower(t.text); keywords()[kw] {
 			r.beginKeyword(f, kw)
 			return
 		}

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLoss(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	cp := func(vm string, at time.Duration) []audit.Checkpoint {
 		return []audit.Checkpoint{{VM: vm, VMIdentifier: "g." + vm, VPG: "fast", VPGIdentifier: "v1", Identifier: "cp", Tag: "t", Time: t0.Add(at)}}
@@ -111,6 +112,7 @@ func FuzzLossText(f *testing.F) {
 }
 
 func TestNamesTyped(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		typed string
 		names []string
@@ -145,6 +147,7 @@ func TestNamesTyped(t *testing.T) {
 // whose outcome is unknown is counted, and the text says how many of
 // those there are; each call's outcome, when known, is listed with it.
 func TestLossCountsCallsThatRan(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	s := &Service{Log: audit.Open(t.TempDir())}
 	code := func(n int) *int { return &n }
@@ -232,6 +235,7 @@ func TestLossCountsCallsThatRan(t *testing.T) {
 // CLI shows as it is (the "Z" says the zone) and the page converts to the
 // zone it shows, whatever this machine's zone.
 func TestLossTextTimes(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.FixedZone("CET", 3600))
 	p := Point{VPG: "fast", VMs: []VM{{"web-01", "g.web-01"}}, Checkpoint: "cp", Tag: "t", Time: t0}
 	calls := []audit.Record{{ID: "call", Tool: "Bash", Decision: audit.DecisionProtected, Time: t0.Add(90 * time.Second)}}

@@ -11,6 +11,7 @@ import (
 // TestLossesIsLossForEach: one read of the log gives each point what Loss
 // gives it alone.
 func TestLossesIsLossForEach(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	cp := func(vm, id string, at time.Duration) []audit.Checkpoint {
 		return []audit.Checkpoint{{VM: vm, VMIdentifier: "g." + vm, VPG: "fast", VPGIdentifier: "v1", Identifier: id, Tag: "t" + id, Time: t0.Add(at)}}

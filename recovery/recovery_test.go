@@ -93,6 +93,7 @@ func (l *lab) one(t *testing.T, req Request) Result {
 }
 
 func TestTestAndStop(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	rec := l.protected(t, "web-01")
 	cp := rec.Checkpoints[0]
@@ -168,6 +169,7 @@ func TestTestAndStop(t *testing.T) {
 // rewind's to end: stopping it is asked, names who started it, and goes
 // ahead only when the person confirms.
 func TestStopSomeoneElsesTest(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	rec := l.protected(t, "web-01")
 	if _, err := l.Sim.StartTest("fast", "", operatorUser); err != nil {
@@ -211,6 +213,7 @@ func TestStopSomeoneElsesTest(t *testing.T) {
 // taken first and named in the result; the request names every field
 // Zerto's SDK sends.
 func TestRestore(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		t.Run(fmt.Sprintf("strict=%v", strict), func(t *testing.T) {
 			l := newLab(t)
@@ -291,6 +294,7 @@ func TestRestore(t *testing.T) {
 // credentials, never the hook's, and without them nothing is restored, nor
 // any checkpoint taken.
 func TestRestoreNeedsTheOperator(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	rec := l.protected(t, "db-01")
 	tests := []struct {
@@ -340,6 +344,7 @@ func TestRestoreNeedsTheOperator(t *testing.T) {
 // rollback; the error says so, with the commands that finish or undo it,
 // and those commands do.
 func TestRestoreStopsFollowing(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	rec := l.protected(t, "db-01")
 	l.Sim.SetTaskSteps(3)
@@ -398,6 +403,7 @@ func TestRestoreStopsFollowing(t *testing.T) {
 // TestOneVMOneRestore: a VM the hook protected in two VPGs goes back in the
 // one the person chooses, once; without a choice nothing is sent.
 func TestOneVMOneRestore(t *testing.T) {
+	t.Parallel()
 	l := newLabOf(t, "testdata/shared.toml")
 	rec := l.Call(t, "toolu_01", "govc vm.power -off -vm web-01")
 	if len(rec.Checkpoints) != 2 {
@@ -435,6 +441,7 @@ func TestOneVMOneRestore(t *testing.T) {
 // TestAllOrNone: a call that touched VMs in two VPGs goes back in both or
 // in neither: a VPG that cannot restore stops the rest before the first.
 func TestAllOrNone(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	rec := l.Call(t, "toolu_01", "govc vm.power -off -vm web-01 && govc vm.power -off -vm app-01")
 	if len(rec.Checkpoints) != 2 {
@@ -457,6 +464,7 @@ func TestAllOrNone(t *testing.T) {
 // have aged out when it is older than the journal's history, and to have
 // been emptied, as a re-sync does, when it is younger; nothing is sent.
 func TestAgedOutOrEmptied(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
 	if err := l.Sim.Resync("fast"); err != nil {
@@ -498,6 +506,7 @@ func TestAgedOutOrEmptied(t *testing.T) {
 
 // TestWrongState: a VPG failing over is refused before anything is sent.
 func TestWrongState(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
 	if err := l.Sim.SetVPGStatus("fast", zvmsim.StatusFailingOver, zvmsim.SubStatusFailingOverBeforeCommit); err != nil {
@@ -519,6 +528,7 @@ func TestWrongState(t *testing.T) {
 // TestZertoRefusal: Zerto's own message comes back in a *zvm.Error, and
 // into the audit record.
 func TestZertoRefusal(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	p := l.find(t, l.protected(t, "web-01").ID)
 	// db-01 waits in a restore, which Zerto says excludes a test.
@@ -538,6 +548,7 @@ func TestZertoRefusal(t *testing.T) {
 }
 
 func TestFind(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	web := l.protected(t, "web-01")
 	denied := audit.Record{ID: "zzzz00000001", Tool: "Bash", Decision: audit.DecisionDeny, Targets: []string{"web-01"}}
@@ -615,6 +626,7 @@ func TestFind(t *testing.T) {
 // TestRestoreEndpoints: doctor's check finds the simulator's journal
 // restore, and says what a ZVM without it lacks.
 func TestRestoreEndpoints(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	missing, err := RestoreEndpoints(t.Context(), l.svc.Z)
 	if err != nil || len(missing) != 0 {

@@ -99,6 +99,7 @@ func networkErrors(t *testing.T) []string {
 // decision log keeps of a reason that quotes one), while the secrets of
 // TestSetEncodings are still scrubbed in the same texts.
 func TestNetworkErrorsReadUnchanged(t *testing.T) {
+	t.Parallel()
 	var set Set
 	set.Add(secret)
 	for _, e := range networkErrors(t) {

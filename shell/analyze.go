@@ -65,11 +65,10 @@ type analyzer struct {
 	// go to visit once the line is known to run.
 	out   Analysis
 	visit func(Finding)
-	// allocBase is the heap allocation count when the command line
-	// being analysed began (see maxLineAlloc); newLine says that one has
-	// begun since, and the count is to be read again.
-	allocBase uint64
-	newLine   bool
+	// cost is what the command line being analysed has cost (see
+	// maxLineAlloc); newLine says that one has begun since.
+	cost    lineCost
+	newLine bool
 	// writes are the files written by the output redirections of the
 	// statements being walked; every command inside them writes there.
 	writes []string

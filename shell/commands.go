@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -190,7 +191,7 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			return
 		}
 	case "exec", "nice", "time", "stdbuf":
-		i, _ := wrapperOpts[name].parse(args)
+		i, _ := wrapperOpts()[name].parse(args)
 		if i < len(args) {
 			a.then(c.with(name), args[i:], in)
 			return
@@ -370,11 +371,11 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 			a.interp(c, it, label, src, args, in)
 			break
 		}
-		if w, ok := wrappers[name]; ok {
+		if w, ok := wrappers()[name]; ok {
 			if a.wrapped(c, name, src, w, args, in) {
 				return
 			}
-		} else if _, ok := subWrappers[name]; ok {
+		} else if _, ok := subWrappers()[name]; ok {
 			if a.subWrapped(c, name, src, args, in) {
 				return
 			}
@@ -802,12 +803,14 @@ var (
 	ioniceOpts  = opts{short: "cnPpu", long: []string{"class", "classdata", "pgid", "pid", "uid"}}
 	xargsOpts   = opts{short: "adEILnPs", long: []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"}}
 	watchOpts   = opts{short: "nq", long: []string{"interval", "equexit"}}
-	wrapperOpts = map[string]opts{
-		"exec":   {short: "a"},
-		"nice":   {short: "n", long: []string{"adjustment"}},
-		"time":   {short: "fo", long: []string{"format", "output"}},
-		"stdbuf": {short: "eio", long: []string{"error", "input", "output"}},
-	}
+	wrapperOpts = sync.OnceValue(func() map[string]opts {
+		return map[string]opts{
+			"exec":   {short: "a"},
+			"nice":   {short: "n", long: []string{"adjustment"}},
+			"time":   {short: "fo", long: []string{"format", "output"}},
+			"stdbuf": {short: "eio", long: []string{"error", "input", "output"}},
+		}
+	})
 )
 
 // parse skips the leading options in args. It returns the index of the

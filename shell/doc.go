@@ -95,4 +95,9 @@
 // to shells more than 16 levels deep or more than 4096 times, and
 // interpreter code past its reader's bounds. docs/limits.md has the
 // figures.
+//
+// The package's tables of commands, options and words are built on first
+// use (sync.OnceValue), not as package variables: the hook starts a
+// process for every tool call, and a call builds only the tables of the
+// commands it holds.
 package shell

@@ -4,6 +4,7 @@ import (
 	"encoding/base64"
 	"net/url"
 	"strings"
+	"sync"
 )
 
 // Interpreters run code given on their command line or on stdin
@@ -106,20 +107,22 @@ type interpreter struct {
 
 // interpreters are the interpreters the analysis reads, by command name
 // (python3.12 and php8.2 are python and php).
-var interpreters = map[string]interpreter{
-	"python": {lang: "python", code: "c", values: "WXQ", module: 'm'},
-	"perl":   {lang: "perl", code: "eE", many: true},
-	"ruby":   {lang: "ruby", code: "e", values: "ICErF", many: true},
-	"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "C", longValues: []string{"input-type", "conditions", "env-file"}, preload: "r", longPreload: []string{"require", "import", "loader", "experimental-loader"}},
-	"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "", longValues: []string{"cwd", "env-file"}, preload: "r", longPreload: []string{"preload"}},
-	"php":    {lang: "php", code: "rBRE", values: "cdzt", many: true, files: "fF", longValues: []string{"define"}},
-	"awk":    {lang: "awk", code: "e", values: "vFilL", many: true, files: "fE", long: []string{"source"}, longValues: []string{"assign", "field-separator", "include", "load"}, longFiles: []string{"file", "exec"}},
-	"tclsh":  {lang: "tcl"},
-	"lua":    {lang: "lua", code: "e", many: true, values: "l"},
-	"R":      {lang: "r", code: "e", many: true, files: "f", longFiles: []string{"file"}, longValues: []string{"encoding", "args"}},
-	"julia":  {lang: "julia", code: "eE", many: true, files: "L", values: "CJOgpMt", longFiles: []string{"load"}, longValues: []string{"project", "threads", "sysimage", "startup-file", "history-file", "compile", "optimize", "check-bounds", "depwarn", "color", "banner", "inline", "math-mode", "procs", "machine-file"}},
-	"emacs":  {lang: "elisp", long: []string{"eval", "execute"}, many: true, longFiles: []string{"load", "script"}, longValues: []string{"funcall", "directory", "chdir", "eval-file", "insert", "display", "name", "title", "font", "geometry", "user", "init-directory"}, noScript: true},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python": {lang: "python", code: "c", values: "WXQ", module: 'm'},
+		"perl":   {lang: "perl", code: "eE", many: true},
+		"ruby":   {lang: "ruby", code: "e", values: "ICErF", many: true},
+		"node":   {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "C", longValues: []string{"input-type", "conditions", "env-file"}, preload: "r", longPreload: []string{"require", "import", "loader", "experimental-loader"}},
+		"bun":    {lang: "js", code: "ep", long: []string{"eval", "print"}, values: "", longValues: []string{"cwd", "env-file"}, preload: "r", longPreload: []string{"preload"}},
+		"php":    {lang: "php", code: "rBRE", values: "cdzt", many: true, files: "fF", longValues: []string{"define"}},
+		"awk":    {lang: "awk", code: "e", values: "vFilL", many: true, files: "fE", long: []string{"source"}, longValues: []string{"assign", "field-separator", "include", "load"}, longFiles: []string{"file", "exec"}},
+		"tclsh":  {lang: "tcl"},
+		"lua":    {lang: "lua", code: "e", many: true, values: "l"},
+		"R":      {lang: "r", code: "e", many: true, files: "f", longFiles: []string{"file"}, longValues: []string{"encoding", "args"}},
+		"julia":  {lang: "julia", code: "eE", many: true, files: "L", values: "CJOgpMt", longFiles: []string{"load"}, longValues: []string{"project", "threads", "sysimage", "startup-file", "history-file", "compile", "optimize", "check-bounds", "depwarn", "color", "banner", "inline", "math-mode", "procs", "machine-file"}},
+		"emacs":  {lang: "elisp", long: []string{"eval", "execute"}, many: true, longFiles: []string{"load", "script"}, longValues: []string{"funcall", "directory", "chdir", "eval-file", "insert", "display", "name", "title", "font", "geometry", "user", "init-directory"}, noScript: true},
+	}
+})
 
 // interpreterOf returns the interpreter a command name runs, and the name
 // it is known by.
@@ -127,23 +130,23 @@ func interpreterOf(name string) (interpreter, string, bool) {
 	base := strings.TrimRight(name, "0123456789.")
 	switch base {
 	case "python", "pypy":
-		return interpreters["python"], "python", true
+		return interpreters()["python"], "python", true
 	case "perl", "ruby", "php", "bun":
-		return interpreters[base], base, true
+		return interpreters()[base], base, true
 	case "node", "nodejs":
-		return interpreters["node"], "node", true
+		return interpreters()["node"], "node", true
 	case "awk", "gawk", "mawk", "nawk":
-		return interpreters["awk"], "awk", true
+		return interpreters()["awk"], "awk", true
 	case "tclsh", "wish", "jimsh":
-		return interpreters["tclsh"], base, true
+		return interpreters()["tclsh"], base, true
 	case "lua", "luajit":
-		return interpreters["lua"], base, true
+		return interpreters()["lua"], base, true
 	case "R", "Rscript":
-		return interpreters["R"], base, true
+		return interpreters()["R"], base, true
 	case "julia":
-		return interpreters["julia"], base, true
+		return interpreters()["julia"], base, true
 	case "emacs", "emacs-nox":
-		return interpreters["emacs"], "emacs", true
+		return interpreters()["emacs"], "emacs", true
 	}
 	return interpreter{}, "", false
 }
@@ -544,11 +547,13 @@ func callArgs(toks []token, open int) ([][]token, int) {
 }
 
 // closers are the closing brackets of the opening ones.
-var closers = map[string]string{"(": ")", "[": "]", "{": "}"}
+var closers = sync.OnceValue(func() map[string]string {
+	return map[string]string{"(": ")", "[": "]", "{": "}"}
+})
 
 // callArgsWithin is callArgs scanning at most limit tokens.
 func callArgsWithin(toks []token, open, limit int) ([][]token, int) {
-	want := closers[toks[open].text]
+	want := closers()[toks[open].text]
 	var out [][]token
 	depth := 0
 	start := open + 1

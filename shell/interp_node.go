@@ -2,14 +2,17 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // jsProcs are child_process's functions: "shell" take a command line,
 // "argv" a program and a list of arguments.
-var jsProcs = map[string]string{
-	"exec": "shell", "execSync": "shell", "execFile": "argv", "execFileSync": "argv",
-	"spawn": "argv", "spawnSync": "argv", "fork": "argv",
-}
+var jsProcs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"exec": "shell", "execSync": "shell", "execFile": "argv", "execFileSync": "argv",
+		"spawn": "argv", "spawnSync": "argv", "fork": "argv",
+	}
+})
 
 // readJS reads JavaScript: child_process (required or imported, also as
 // node:child_process) bound to a name, destructured, or called in place;
@@ -179,7 +182,7 @@ func readJS(r *interpResult, toks []token, depth int) {
 			i = end - 1
 			continue
 		}
-		kind, ok := jsProcs[fn]
+		kind, ok := jsProcs()[fn]
 		if !ok {
 			continue
 		}

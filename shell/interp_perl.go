@@ -2,10 +2,13 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // perlStops end the arguments of a Perl call without brackets.
-var perlStops = map[string]bool{"or": true, "and": true, "if": true, "unless": true, "while": true, "until": true, "for": true, "foreach": true, "xor": true}
+var perlStops = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"or": true, "and": true, "if": true, "unless": true, "while": true, "until": true, "for": true, "foreach": true, "xor": true}
+})
 
 // readPerl reads Perl: system, exec and readpipe (with or without
 // brackets, a list of literals being a program and its arguments), `...`
@@ -43,7 +46,7 @@ func readPerl(r *interpResult, toks []token, depth int) {
 			if isPunct(toks, i+1, "(") {
 				args, end = r.callArgs(toks, i+1)
 			} else {
-				args, end = r.bareArgs(toks, i+1, perlStops)
+				args, end = r.bareArgs(toks, i+1, perlStops())
 			}
 		}
 		switch name {

@@ -2,14 +2,17 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // phpProcs are PHP's functions that start a process (the names in any
 // case); proc_open takes a command line or an array.
-var phpProcs = map[string]bool{
-	"system": true, "exec": true, "shell_exec": true, "passthru": true, "popen": true,
-	"proc_open": true, "pcntl_exec": true, "expect_popen": true,
-}
+var phpProcs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"system": true, "exec": true, "shell_exec": true, "passthru": true, "popen": true,
+		"proc_open": true, "pcntl_exec": true, "expect_popen": true,
+	}
+})
 
 // readPHP reads PHP: phpProcs, `...`, call_user_func and
 // call_user_func_array of a literal name, a process function's name
@@ -26,7 +29,7 @@ func readPHP(r *interpResult, toks []token, depth int) {
 			}
 			continue
 		}
-		if t.kind == tString && phpProcs[strings.ToLower(t.text)] {
+		if t.kind == tString && phpProcs()[strings.ToLower(t.text)] {
 			r.unknown(t.text) // a process function's name given as a callback
 			continue
 		}
@@ -38,12 +41,12 @@ func readPHP(r *interpResult, toks []token, depth int) {
 			r.unknown("$function()")
 			continue
 		}
-		if !isPunct(toks, i+1, "(") || !phpProcs[name] && name != "call_user_func" && name != "call_user_func_array" && name != "forward_static_call" && name != "eval" && name != "assert" {
+		if !isPunct(toks, i+1, "(") || !phpProcs()[name] && name != "call_user_func" && name != "call_user_func_array" && name != "forward_static_call" && name != "eval" && name != "assert" {
 			continue
 		}
 		args, end := r.callArgs(toks, i+1)
 		switch {
-		case phpProcs[name]:
+		case phpProcs()[name]:
 			i = end - 1
 			if name == "pcntl_exec" {
 				r.command(name, phpArgv(args), 0, ".", false, true)
@@ -63,7 +66,7 @@ func readPHP(r *interpResult, toks []token, depth int) {
 			switch {
 			case !ok:
 				r.unknown(name)
-			case phpProcs[strings.ToLower(fn)]:
+			case phpProcs()[strings.ToLower(fn)]:
 				r.command(fn, args[1:], 0, ".", false, false)
 			}
 		case name == "eval" || name == "assert":

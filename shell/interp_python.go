@@ -2,28 +2,33 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // pythonProcs are the Python functions that start a process, by how they
 // take the command: "shell" a command line, "cmd" a command line or a
 // list, "spread" a program and its arguments as arguments, "execl"
 // "execv" and "spawn" as os's exec and spawn families take them.
-var pythonProcs = map[string]string{
-	"os.system": "shell", "os.popen": "shell", "os.popen2": "shell", "os.popen3": "shell", "os.popen4": "shell",
-	"subprocess.getoutput": "shell", "subprocess.getstatusoutput": "shell", "commands.getoutput": "shell",
-	"commands.getstatusoutput": "shell", "asyncio.create_subprocess_shell": "shell", "platform.popen": "shell",
-	"subprocess.run": "cmd", "subprocess.call": "cmd", "subprocess.check_call": "cmd", "subprocess.check_output": "cmd",
-	"subprocess.Popen": "cmd", "pty.spawn": "cmd", "pexpect.spawn": "shell", "pexpect.run": "shell",
-	"asyncio.create_subprocess_exec": "spread",
-	"os.execl":                       "execl", "os.execle": "execl", "os.execlp": "execl", "os.execlpe": "execl",
-	"os.execv": "execv", "os.execve": "execv", "os.execvp": "execv", "os.execvpe": "execv",
-	"os.posix_spawn": "execv", "os.posix_spawnp": "execv",
-	"os.spawnl": "spawnl", "os.spawnle": "spawnl", "os.spawnlp": "spawnl", "os.spawnlpe": "spawnl",
-	"os.spawnv": "spawnv", "os.spawnve": "spawnv", "os.spawnvp": "spawnv", "os.spawnvpe": "spawnv",
-}
+var pythonProcs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"os.system": "shell", "os.popen": "shell", "os.popen2": "shell", "os.popen3": "shell", "os.popen4": "shell",
+		"subprocess.getoutput": "shell", "subprocess.getstatusoutput": "shell", "commands.getoutput": "shell",
+		"commands.getstatusoutput": "shell", "asyncio.create_subprocess_shell": "shell", "platform.popen": "shell",
+		"subprocess.run": "cmd", "subprocess.call": "cmd", "subprocess.check_call": "cmd", "subprocess.check_output": "cmd",
+		"subprocess.Popen": "cmd", "pty.spawn": "cmd", "pexpect.spawn": "shell", "pexpect.run": "shell",
+		"asyncio.create_subprocess_exec": "spread",
+		"os.execl":                       "execl", "os.execle": "execl", "os.execlp": "execl", "os.execlpe": "execl",
+		"os.execv": "execv", "os.execve": "execv", "os.execvp": "execv", "os.execvpe": "execv",
+		"os.posix_spawn": "execv", "os.posix_spawnp": "execv",
+		"os.spawnl": "spawnl", "os.spawnle": "spawnl", "os.spawnlp": "spawnl", "os.spawnlpe": "spawnl",
+		"os.spawnv": "spawnv", "os.spawnve": "spawnv", "os.spawnvp": "spawnv", "os.spawnvpe": "spawnv",
+	}
+})
 
 // pythonModules are the modules whose functions start processes.
-var pythonModules = map[string]bool{"os": true, "subprocess": true, "commands": true, "asyncio": true, "pty": true, "platform": true, "pexpect": true}
+var pythonModules = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"os": true, "subprocess": true, "commands": true, "asyncio": true, "pty": true, "platform": true, "pexpect": true}
+})
 
 // readPython reads Python: imports (import M as A, from M import f as g,
 // from M import *), calls of pythonProcs by their module, an alias or a
@@ -99,7 +104,7 @@ func readPython(r *interpResult, toks []token, depth int) {
 		}
 		if len(parts) == 1 {
 			for m := range star {
-				if _, ok := pythonProcs[m+"."+base]; ok {
+				if _, ok := pythonProcs()[m+"."+base]; ok {
 					return m + "." + base
 				}
 			}
@@ -146,14 +151,14 @@ func readPython(r *interpResult, toks []token, depth int) {
 					continue
 				}
 			}
-		case t.text == "getattr" && isPunct(toks, i+1, "(") && i+2 < len(toks) && toks[i+2].kind == tIdent && pythonModules[resolve([]string{toks[i+2].text})]:
+		case t.text == "getattr" && isPunct(toks, i+1, "(") && i+2 < len(toks) && toks[i+2].kind == tIdent && pythonModules()[resolve([]string{toks[i+2].text})]:
 			args, end := r.callArgs(toks, i+1)
 			if len(args) >= 2 && len(args[0]) >= 1 && args[0][0].kind == tIdent {
 				parts, _ := dottedName(args[0], 0)
 				mod := resolve(parts)
 				attr, ok := literalOf(args[1], "+", true)
 				switch {
-				case !ok && pythonModules[mod]:
+				case !ok && pythonModules()[mod]:
 					r.unknown("getattr")
 				case ok:
 					name = mod + "." + attr
@@ -183,9 +188,9 @@ func readPython(r *interpResult, toks []token, depth int) {
 			parts, next = dottedName(toks, i)
 			name = resolve(parts)
 		}
-		kind, isProc := pythonProcs[name]
+		kind, isProc := pythonProcs()[name]
 		if !isProc {
-			if pythonModules[name] && name != "os" && name != "asyncio" && name != "platform" && !isPunct(toks, next, ".") {
+			if pythonModules()[name] && name != "os" && name != "asyncio" && name != "platform" && !isPunct(toks, next, ".") {
 				// The module itself handed on: m = subprocess.
 				r.unknown(name)
 			}

@@ -2,20 +2,25 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // rubyProcs are Ruby's functions that start a process; they take a
 // command line, or a program and its arguments (as several arguments
 // or a %w list), maybe after an environment hash.
-var rubyProcs = map[string]bool{
-	"system": true, "exec": true, "spawn": true, "Process.spawn": true, "Process.exec": true,
-	"Kernel.system": true, "Kernel.exec": true, "Kernel.spawn": true, "IO.popen": true,
-	"Open3.capture2": true, "Open3.capture2e": true, "Open3.capture3": true, "Open3.popen2": true,
-	"Open3.popen2e": true, "Open3.popen3": true, "Open3.pipeline": true, "Open3.pipeline_r": true,
-	"Open3.pipeline_w": true, "Open3.pipeline_rw": true, "PTY.spawn": true,
-}
+var rubyProcs = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"system": true, "exec": true, "spawn": true, "Process.spawn": true, "Process.exec": true,
+		"Kernel.system": true, "Kernel.exec": true, "Kernel.spawn": true, "IO.popen": true,
+		"Open3.capture2": true, "Open3.capture2e": true, "Open3.capture3": true, "Open3.popen2": true,
+		"Open3.popen2e": true, "Open3.popen3": true, "Open3.pipeline": true, "Open3.pipeline_r": true,
+		"Open3.pipeline_w": true, "Open3.pipeline_rw": true, "PTY.spawn": true,
+	}
+})
 
-var rubyStops = map[string]bool{"if": true, "unless": true, "while": true, "until": true, "or": true, "and": true, "rescue": true, "do": true}
+var rubyStops = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"if": true, "unless": true, "while": true, "until": true, "or": true, "and": true, "rescue": true, "do": true}
+})
 
 // readRuby reads Ruby: `...` and %x, rubyProcs with or without brackets,
 // open and Kernel.open of "|command", send and public_send of a literal
@@ -48,7 +53,7 @@ func readRuby(r *interpResult, toks []token, depth int) {
 			args, end := r.callArgs(toks, next)
 			i = end - 1
 			if len(args) > 0 {
-				if fn, ok := literalOf(args[0], "+", false); !ok || rubyProcs[fn] || rubyProcs["Kernel."+fn] {
+				if fn, ok := literalOf(args[0], "+", false); !ok || rubyProcs()[fn] || rubyProcs()["Kernel."+fn] {
 					if ok && len(args) > 1 {
 						r.command(fn, args[1:], 0, "+", false, len(args) > 2)
 					} else {
@@ -59,14 +64,14 @@ func readRuby(r *interpResult, toks []token, depth int) {
 			continue
 		}
 		switch {
-		case rubyProcs[name] || len(parts) > 1 && rubyProcs[parts[len(parts)-2]+"."+parts[len(parts)-1]]:
+		case rubyProcs()[name] || len(parts) > 1 && rubyProcs()[parts[len(parts)-2]+"."+parts[len(parts)-1]]:
 		case name == "open" || name == "Kernel.open" || name == "URI.open":
 			var args [][]token
 			var end int
 			if isPunct(toks, next, "(") {
 				args, end = r.callArgs(toks, next)
 			} else {
-				args, end = r.bareArgs(toks, next, rubyStops)
+				args, end = r.bareArgs(toks, next, rubyStops())
 			}
 			i = end - 1
 			if len(args) > 0 {
@@ -86,7 +91,7 @@ func readRuby(r *interpResult, toks []token, depth int) {
 			if isPunct(toks, next, "(") {
 				args, end = r.callArgs(toks, next)
 			} else {
-				args, end = r.bareArgs(toks, next, rubyStops)
+				args, end = r.bareArgs(toks, next, rubyStops())
 			}
 			i = end - 1
 			if len(args) > 0 {
@@ -106,7 +111,7 @@ func readRuby(r *interpResult, toks []token, depth int) {
 		if isPunct(toks, next, "(") {
 			args, end = r.callArgs(toks, next)
 		} else {
-			args, end = r.bareArgs(toks, next, rubyStops)
+			args, end = r.bareArgs(toks, next, rubyStops())
 		}
 		i = end - 1
 		first := 0

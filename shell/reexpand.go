@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -144,21 +145,23 @@ const (
 )
 
 // envVars are the variables whose value is code to some program.
-var envVars = map[string]envKind{
-	"PROMPT_COMMAND": envCode, "PAGER": envCode, "GIT_PAGER": envCode, "MANPAGER": envCode,
-	"SYSTEMD_PAGER": envCode, "EDITOR": envCode, "VISUAL": envCode, "GIT_EDITOR": envCode,
-	"GIT_SEQUENCE_EDITOR": envCode, "SUDO_EDITOR": envCode, "FCEDIT": envCode,
-	"LESSOPEN": envCode, "LESSCLOSE": envCode, "KUBE_EDITOR": envCode, "SYSTEMD_EDITOR": envCode,
-	"GH_EDITOR": envCode, "GH_PAGER": envCode, "SVN_EDITOR": envCode, "HGEDITOR": envCode,
-	"PSQL_EDITOR": envCode, "PSQL_PAGER": envCode, "AWS_PAGER": envCode,
-	"GIT_SSH_COMMAND": envTransport, "GIT_SSH": envTransport, "RSYNC_RSH": envTransport,
-	"SVN_SSH": envTransport, "CVS_RSH": envTransport,
-	"GIT_ASKPASS": envProgram, "SSH_ASKPASS": envProgram, "SUDO_ASKPASS": envProgram,
-	"GIT_EXTERNAL_DIFF": envProgram, "GIT_PROXY_COMMAND": envProgram, "BROWSER": envProgram,
-	"PS0": envPrompt, "PS1": envPrompt, "PS2": envPrompt, "PS4": envPrompt,
-	"BASH_ENV": envScript, "ENV": envScript, "LD_PRELOAD": envScript, "LD_AUDIT": envScript,
-	"PERL5OPT": envScript,
-}
+var envVars = sync.OnceValue(func() map[string]envKind {
+	return map[string]envKind{
+		"PROMPT_COMMAND": envCode, "PAGER": envCode, "GIT_PAGER": envCode, "MANPAGER": envCode,
+		"SYSTEMD_PAGER": envCode, "EDITOR": envCode, "VISUAL": envCode, "GIT_EDITOR": envCode,
+		"GIT_SEQUENCE_EDITOR": envCode, "SUDO_EDITOR": envCode, "FCEDIT": envCode,
+		"LESSOPEN": envCode, "LESSCLOSE": envCode, "KUBE_EDITOR": envCode, "SYSTEMD_EDITOR": envCode,
+		"GH_EDITOR": envCode, "GH_PAGER": envCode, "SVN_EDITOR": envCode, "HGEDITOR": envCode,
+		"PSQL_EDITOR": envCode, "PSQL_PAGER": envCode, "AWS_PAGER": envCode,
+		"GIT_SSH_COMMAND": envTransport, "GIT_SSH": envTransport, "RSYNC_RSH": envTransport,
+		"SVN_SSH": envTransport, "CVS_RSH": envTransport,
+		"GIT_ASKPASS": envProgram, "SSH_ASKPASS": envProgram, "SUDO_ASKPASS": envProgram,
+		"GIT_EXTERNAL_DIFF": envProgram, "GIT_PROXY_COMMAND": envProgram, "BROWSER": envProgram,
+		"PS0": envPrompt, "PS1": envPrompt, "PS2": envPrompt, "PS4": envPrompt,
+		"BASH_ENV": envScript, "ENV": envScript, "LD_PRELOAD": envScript, "LD_AUDIT": envScript,
+		"PERL5OPT": envScript,
+	}
+})
 
 // assignedCode analyses the code an assignment hands on: a value that is
 // code to the programs that read the variable (see envVars), a function
@@ -174,7 +177,7 @@ func (a *analyzer) assignedCode(c *code, src, name string, value field) {
 		return
 	}
 	label := name + "="
-	switch envVars[name] {
+	switch envVars()[name] {
 	case envCode:
 		a.codeFields(c, label, src, []field{value}, nil)
 		return
@@ -265,7 +268,7 @@ func (a *analyzer) assignment(c *code, as *syntax.Assign) {
 		}
 	case as.Name != nil && as.Value != nil:
 		a.assignedCode(c, src, as.Name.Value, c.field(as.Value))
-	case as.Name != nil && as.Array != nil && envVars[as.Name.Value] == envCode:
+	case as.Name != nil && as.Array != nil && envVars()[as.Name.Value] == envCode:
 		// PROMPT_COMMAND=(A B) runs each element.
 		for _, e := range as.Array.Elems {
 			if e.Value != nil {
@@ -294,29 +297,35 @@ func subscriptOf(s string) string {
 // evaluated lists, per builtin, the options whose value is a variable
 // name the builtin evaluates ("" for its operands), and the options whose
 // value is code it runs.
-var evaluated = map[string]struct {
+var evaluated = sync.OnceValue(func() map[string]struct {
 	opts  opts
 	names []string
 	code  []string
-}{
-	"unset":     {opts: noOpts, names: []string{""}},
-	"read":      {opts: opts{short: "adinNptu"}, names: []string{""}},
-	"printf":    {opts: opts{short: "v"}, names: []string{"-v"}},
-	"test":      {opts: opts{short: "v"}, names: []string{"-v"}},
-	"[":         {opts: opts{short: "v"}, names: []string{"-v"}},
-	"wait":      {opts: opts{short: "p"}, names: []string{"-p"}},
-	"mapfile":   {opts: opts{short: "dnOsuCc"}, code: []string{"-C"}},
-	"readarray": {opts: opts{short: "dnOsuCc"}, code: []string{"-C"}},
-	"compgen":   {opts: opts{short: "oAGWFCXPS"}, code: []string{"-C"}},
-	"complete":  {opts: opts{short: "oAGWFCXPS"}, code: []string{"-C"}},
-}
+} {
+	return map[string]struct {
+		opts  opts
+		names []string
+		code  []string
+	}{
+		"unset":     {opts: noOpts, names: []string{""}},
+		"read":      {opts: opts{short: "adinNptu"}, names: []string{""}},
+		"printf":    {opts: opts{short: "v"}, names: []string{"-v"}},
+		"test":      {opts: opts{short: "v"}, names: []string{"-v"}},
+		"[":         {opts: opts{short: "v"}, names: []string{"-v"}},
+		"wait":      {opts: opts{short: "p"}, names: []string{"-p"}},
+		"mapfile":   {opts: opts{short: "dnOsuCc"}, code: []string{"-C"}},
+		"readarray": {opts: opts{short: "dnOsuCc"}, code: []string{"-C"}},
+		"compgen":   {opts: opts{short: "oAGWFCXPS"}, code: []string{"-C"}},
+		"complete":  {opts: opts{short: "oAGWFCXPS"}, code: []string{"-C"}},
+	}
+})
 
 // evaluatedWords analyses what a builtin evaluates of its words: the
 // subscripts of the variable names it assigns or tests, and the code of
 // its callback options. A subscript holding a run-time part is expanded
 // again at run time: dynamic.
 func (a *analyzer) evaluatedWords(c *code, name, src string, args []field) {
-	e, ok := evaluated[name]
+	e, ok := evaluated()[name]
 	if !ok {
 		return
 	}

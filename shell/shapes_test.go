@@ -31,7 +31,7 @@ func BenchmarkShapes(b *testing.B) {
 func TestShapesAreLinear(t *testing.T) {
 	for _, s := range shapes.All {
 		t.Run(s.Name, func(t *testing.T) {
-			small, large := allocated(s.Make(32<<10)), allocated(s.Make(128<<10))
+			small, large := allocated(s.Make(16<<10)), allocated(s.Make(64<<10))
 			if ratio := float64(large) / float64(small); ratio > 4*1.5 {
 				t.Errorf("4 times the input allocated %.1f times the memory (%d -> %d bytes)", ratio, small, large)
 			}

@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // ssh and the programs built on it (scp, sftp, rsync, autossh, mosh,
@@ -315,11 +316,13 @@ func (a *analyzer) dbclient(c *code, src string, args []field, in *input) {
 
 // plinkValues are PuTTY plink's options that take a value; its options
 // are whole words after one dash.
-var plinkValues = map[string]bool{
-	"-load": true, "-P": true, "-l": true, "-proxycmd": true, "-sshlog": true, "-sshrawlog": true,
-	"-i": true, "-hostkey": true, "-pwfile": true, "-pw": true, "-L": true, "-R": true, "-D": true,
-	"-m": true, "-sercfg": true, "-nc": true, "-cert": true,
-}
+var plinkValues = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-load": true, "-P": true, "-l": true, "-proxycmd": true, "-sshlog": true, "-sshrawlog": true,
+		"-i": true, "-hostkey": true, "-pwfile": true, "-pw": true, "-L": true, "-R": true, "-D": true,
+		"-m": true, "-sercfg": true, "-nc": true, "-cert": true,
+	}
+})
 
 // plink reads plink [options] [user@]host [command]: -proxycmd is a local
 // command; -m reads the remote command from a file; -load takes the host
@@ -334,7 +337,7 @@ func (a *analyzer) plink(c *code, name, src string, args []field, in *input) {
 		}
 		i++
 		o := option{name: f.val}
-		if plinkValues[f.val] && i < len(args) {
+		if plinkValues()[f.val] && i < len(args) {
 			o.val = args[i]
 			i++
 		}
@@ -519,11 +522,13 @@ func sftpDest(f field) (host, path string) {
 }
 
 // sftpReads are the sftp commands that change nothing on the host.
-var sftpReads = map[string]bool{
-	"bye": true, "cd": true, "df": true, "exit": true, "get": true, "reget": true, "help": true,
-	"?": true, "lcd": true, "lls": true, "lmkdir": true, "lpwd": true, "ls": true, "dir": true,
-	"lumask": true, "progress": true, "pwd": true, "quit": true, "version": true,
-}
+var sftpReads = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"bye": true, "cd": true, "df": true, "exit": true, "get": true, "reget": true, "help": true,
+		"?": true, "lcd": true, "lls": true, "lmkdir": true, "lpwd": true, "ls": true, "dir": true,
+		"lumask": true, "progress": true, "pwd": true, "quit": true, "version": true,
+	}
+})
 
 // maxBatchLines bounds the lines of an sftp batch read.
 const maxBatchLines = 4096
@@ -550,7 +555,7 @@ func (a *analyzer) sftpBatch(c *code, src, text string) bool {
 			}
 		default:
 			word, _, _ := strings.Cut(l, " ")
-			reads = reads && sftpReads[strings.ToLower(word)]
+			reads = reads && sftpReads()[strings.ToLower(word)]
 		}
 	}
 	return reads

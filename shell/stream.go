@@ -23,8 +23,23 @@ const maxLineAlloc = 64 << 20
 // errTooLarge is reported for a command line past maxLineAlloc.
 var errTooLarge = errors.New("command line too large to analyse")
 
-// heapAllocated returns the bytes allocated on the heap so far, by the whole
-// process; in the hook the analysis is all that runs.
+// maxAllocPerByte bounds what the analysis allocates per byte it hands the
+// parser: the dearest shape, a pipeline of one-letter commands, costs
+// about 1,400 bytes a byte. It lets the analysis read the heap's count
+// seldom (see lineCost).
+const maxAllocPerByte = 2048
+
+// firstCount is how many bytes of a line the parser reads before the
+// heap's count is first read: a shorter line cannot come near
+// maxLineAlloc, and most lines are short.
+const firstCount = 1 << 10
+
+// heapAllocated returns the bytes allocated on the heap so far, by the
+// whole process; in the hook the analysis is all that runs. It reads
+// runtime/metrics, which costs a few hundred nanoseconds (its first read
+// in a process some microseconds more): runtime.ReadMemStats stops the
+// world and empties every P's cache of spans, which in a hook process
+// cost tens of microseconds a reading.
 func heapAllocated() uint64 {
 	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
 	metrics.Read(s[:])
@@ -34,14 +49,51 @@ func heapAllocated() uint64 {
 	return s[0].Value.Uint64()
 }
 
+// lineCost tracks what the command line being analysed has cost. Its
+// allocation is the heap's count now less the count when the line began,
+// which is not read: at the first reading, once the parser has read
+// firstCount bytes, the line is taken to have cost maxAllocPerByte for
+// each byte read so far, more than it can have. The next reading comes
+// when the bytes read since, at that cost, could reach maxLineAlloc, so
+// the line is stopped at most a kilobyte's cost past it, and a long line
+// of data is read a few times (the benchmark's 220 KB commit message
+// seven).
+type lineCost struct {
+	read      int    // bytes of the line the parser has read
+	nextCount int    // read at which to read the count again
+	base      uint64 // the count when the line began, as taken
+	counted   bool   // base is taken
+}
+
+// start begins a new line.
+func (c *lineCost) start() { c.read, c.nextCount, c.counted = 0, firstCount, false }
+
+// add counts n more bytes read and reports whether the line is past
+// maxLineAlloc.
+func (c *lineCost) add(n int) bool {
+	if c.read += n; c.read < c.nextCount {
+		return false
+	}
+	now := heapAllocated()
+	if !c.counted {
+		c.base, c.counted = now-min(now, uint64(c.read)*maxAllocPerByte), true
+	}
+	used := now - c.base
+	if used > maxLineAlloc {
+		return true
+	}
+	c.nextCount = c.read + max(int((maxLineAlloc-used)/maxAllocPerByte), 1)
+	return false
+}
+
 // depthReader feeds src to the parser and stops it once the stack is
 // deeper than the analysis's frameLimit (errTooDeep) or the command line
 // has cost more than maxLineAlloc (errTooLarge). The parser asks for input
 // at most a kilobyte at a time from wherever it is in its recursion, so
 // the depth is checked at least once per depthCheck kilobytes and the
-// memory once per kilobyte, and what they add past a limit is bounded. Only real structure deepens the stack: quoted
-// text, comments and heredoc bodies do not, however many brackets or
-// keywords they hold.
+// memory as lineCost says, and what they add past a limit is bounded.
+// Only real structure deepens the stack: quoted text, comments and heredoc
+// bodies do not, however many brackets or keywords they hold.
 type depthReader struct {
 	a     *analyzer
 	src   string
@@ -69,15 +121,14 @@ func (r *depthReader) Read(p []byte) (int, error) {
 	if r.reads++; r.reads%depthCheck == 1 && runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
 		return 0, errTooDeep
 	}
-	// Reading the count costs a few hundred nanoseconds, too much for
-	// each of a million short lines: a new line only marks it for reading
-	// here.
-	if now := heapAllocated(); r.a.newLine {
-		r.a.allocBase, r.a.newLine = now, false
-	} else if now-r.a.allocBase > maxLineAlloc {
-		return 0, errTooLarge
+	if r.a.newLine {
+		r.a.cost.start()
+		r.a.newLine = false
 	}
 	n := copy(p, r.src)
+	if r.a.cost.add(n) {
+		return 0, errTooLarge
+	}
 	r.src = r.src[n:]
 	return n, nil
 }

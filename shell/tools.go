@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // Ordinary tools take commands as option values: git's core.sshCommand,
@@ -14,25 +15,27 @@ import (
 // gitKeys are git's configuration keys whose value is a command, by
 // kind: shell code, an ssh transport, or a configuration file of more.
 // A "*" stands for one part of a key (pager.log, filter.lfs.smudge).
-var gitKeys = map[string]envKind{
-	"core.pager": envCode, "pager.*": envCode, "core.editor": envCode, "sequence.editor": envCode,
-	"core.askpass": envCode, "core.gitproxy": envCode, "core.fsmonitor": envCode,
-	"core.alternaterefscommand": envCode, "diff.external": envCode, "diff.*.command": envCode,
-	"diff.*.textconv": envCode, "merge.*.driver": envCode, "filter.*.clean": envCode,
-	"filter.*.smudge": envCode, "filter.*.process": envCode, "gpg.program": envCode,
-	"gpg.*.program": envCode, "gpg.ssh.defaultkeycommand": envCode, "credential.helper": envCode,
-	"credential.*.helper": envCode, "sendemail.sendmailcmd": envCode, "sendemail.smtpserver": envCode,
-	"browser.*.cmd": envCode, "man.*.cmd": envCode, "difftool.*.cmd": envCode, "mergetool.*.cmd": envCode,
-	"instaweb.httpd": envCode, "remote.*.uploadpack": envCode, "remote.*.receivepack": envCode,
-	"uploadpack.packobjectshook": envCode, "alias.*": envCode,
-	"core.sshcommand": envTransport,
-	"include.path":    envScript, "includeif.*.path": envScript, "core.hookspath": envScript,
-}
+var gitKeys = sync.OnceValue(func() map[string]envKind {
+	return map[string]envKind{
+		"core.pager": envCode, "pager.*": envCode, "core.editor": envCode, "sequence.editor": envCode,
+		"core.askpass": envCode, "core.gitproxy": envCode, "core.fsmonitor": envCode,
+		"core.alternaterefscommand": envCode, "diff.external": envCode, "diff.*.command": envCode,
+		"diff.*.textconv": envCode, "merge.*.driver": envCode, "filter.*.clean": envCode,
+		"filter.*.smudge": envCode, "filter.*.process": envCode, "gpg.program": envCode,
+		"gpg.*.program": envCode, "gpg.ssh.defaultkeycommand": envCode, "credential.helper": envCode,
+		"credential.*.helper": envCode, "sendemail.sendmailcmd": envCode, "sendemail.smtpserver": envCode,
+		"browser.*.cmd": envCode, "man.*.cmd": envCode, "difftool.*.cmd": envCode, "mergetool.*.cmd": envCode,
+		"instaweb.httpd": envCode, "remote.*.uploadpack": envCode, "remote.*.receivepack": envCode,
+		"uploadpack.packobjectshook": envCode, "alias.*": envCode,
+		"core.sshcommand": envTransport,
+		"include.path":    envScript, "includeif.*.path": envScript, "core.hookspath": envScript,
+	}
+})
 
 // gitKey returns what git's configuration key holds (see gitKeys).
 func gitKey(key string) envKind {
 	key = strings.ToLower(key)
-	if k, ok := gitKeys[key]; ok {
+	if k, ok := gitKeys()[key]; ok {
 		return k
 	}
 	first, rest, ok := strings.Cut(key, ".")
@@ -41,11 +44,11 @@ func gitKey(key string) envKind {
 	}
 	if i := strings.LastIndexByte(rest, '.'); i >= 0 {
 		// section.subsection.name: the subsection may hold dots.
-		if k, ok := gitKeys[first+".*"+rest[i:]]; ok {
+		if k, ok := gitKeys()[first+".*"+rest[i:]]; ok {
 			return k
 		}
 	}
-	return gitKeys[first+".*"]
+	return gitKeys()[first+".*"]
 }
 
 // gitBool reports whether a configuration value is a boolean, which
@@ -456,20 +459,22 @@ type tmuxCommand struct {
 	args string
 }
 
-var tmuxCommands = map[string]tmuxCommand{
-	"new-session": {"cefFnstxy", "command"}, "new": {"cefFnstxy", "command"},
-	"new-window": {"ceFnt", "command"}, "neww": {"ceFnt", "command"},
-	"split-window": {"celtF", "command"}, "splitw": {"celtF", "command"},
-	"respawn-pane": {"cet", "command"}, "respawnp": {"cet", "command"},
-	"respawn-window": {"cet", "command"}, "respawnw": {"cet", "command"},
-	"display-popup": {"bcdehsStTwxy", "command"}, "popup": {"bcdehsStTwxy", "command"},
-	"run-shell": {"dct", "command"}, "run": {"dct", "command"},
-	"pipe-pane": {"t", "command"}, "pipep": {"t", "command"},
-	"send-keys": {"cNt", "keys"}, "send": {"cNt", "keys"},
-	"if-shell": {"t", "if"}, "if": {"t", "if"},
-	"set-hook": {"t", "tmux"}, "bind-key": {"NT", "tmux"}, "bind": {"NT", "tmux"},
-	"source-file": {"t", "file"}, "source": {"t", "file"},
-}
+var tmuxCommands = sync.OnceValue(func() map[string]tmuxCommand {
+	return map[string]tmuxCommand{
+		"new-session": {"cefFnstxy", "command"}, "new": {"cefFnstxy", "command"},
+		"new-window": {"ceFnt", "command"}, "neww": {"ceFnt", "command"},
+		"split-window": {"celtF", "command"}, "splitw": {"celtF", "command"},
+		"respawn-pane": {"cet", "command"}, "respawnp": {"cet", "command"},
+		"respawn-window": {"cet", "command"}, "respawnw": {"cet", "command"},
+		"display-popup": {"bcdehsStTwxy", "command"}, "popup": {"bcdehsStTwxy", "command"},
+		"run-shell": {"dct", "command"}, "run": {"dct", "command"},
+		"pipe-pane": {"t", "command"}, "pipep": {"t", "command"},
+		"send-keys": {"cNt", "keys"}, "send": {"cNt", "keys"},
+		"if-shell": {"t", "if"}, "if": {"t", "if"},
+		"set-hook": {"t", "tmux"}, "bind-key": {"NT", "tmux"}, "bind": {"NT", "tmux"},
+		"source-file": {"t", "file"}, "source": {"t", "file"},
+	}
+})
 
 var tmuxOpts = opts{short: "cfLST"}
 
@@ -545,7 +550,7 @@ func (a *analyzer) tmuxCommands(c *code, src string, args []field, depth int) {
 			a.dynamic(c, src)
 			continue
 		}
-		t, ok := tmuxCommands[cmd[0].val]
+		t, ok := tmuxCommands()[cmd[0].val]
 		if !ok {
 			continue
 		}

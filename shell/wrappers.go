@@ -3,6 +3,7 @@ package shell
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // wrapper describes a command that runs another command given as its
@@ -41,69 +42,68 @@ type wrapper struct {
 }
 
 // wrappers are the plain wrappers, by command name.
-var wrappers = map[string]wrapper{
-	"setsid":   {},
-	"unbuffer": {},
-	"chroot":   {opts: opts{long: []string{"userspec", "groups"}}, skip: 1, shell: true},
-	"flock":    {opts: opts{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1},
-	// BSD script takes the command after the file; util-linux takes -c.
-	"script":           {opts: opts{short: "EIOBTmot", long: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit", "timing"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
-	"runuser":          {opts: opts{short: "gGsuw", long: []string{"group", "supp-group", "shell", "user", "whitelist-environment"}}, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
-	"sg":               {skip: 1, code: 'c', codeAfter: 1, joined: true, shell: true},
-	"newgrp":           {skip: 1, shell: true},
-	"sshpass":          {opts: opts{short: "fdpP"}},
-	"taskset":          {skip: 1, none: []string{"-p", "--pid"}},
-	"chrt":             {opts: opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, none: []string{"-p", "--pid", "-m", "--max"}},
-	"nsenter":          {opts: opts{short: "tSG", long: []string{"target", "setuid", "setgid"}}, shell: true},
-	"unshare":          {opts: opts{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "kill-child"}}, shell: true},
-	"pkexec":           {opts: opts{long: []string{"user"}}, shell: true},
-	"fakeroot":         {opts: opts{short: "lsi", long: []string{"lib", "faked"}}, shell: true},
-	"caffeinate":       {opts: opts{short: "tw"}},
-	"torsocks":         {opts: opts{short: "uapP", long: []string{"user", "pass", "address", "port"}}},
-	"proxychains":      {opts: opts{short: "f"}},
-	"proxychains4":     {opts: opts{short: "f"}},
-	"cgexec":           {opts: opts{short: "g"}},
-	"firejail":         {},
-	"dbus-run-session": {opts: opts{long: []string{"config-file", "dbus-daemon"}}},
-	"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
-	"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
-	"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
-	"ssh-agent":        {opts: opts{short: "aEOPt"}, none: []string{"-k"}},
-	"dbus-launch":      {opts: opts{long: []string{"config-file", "autolaunch"}}},
-	"valgrind":         {},
-	"ltrace":           {opts: opts{short: "aADeFlnosuwx"}, none: []string{"-p"}},
-	"catchsegv":        {},
-	"chpst":            {opts: opts{short: "ugUbenlL/mdopfcr"}},
-	"numactl":          {opts: opts{short: "NmpiC", long: []string{"cpunodebind", "membind", "preferred", "interleave", "physcpubind"}}},
-	"prlimit":          {opts: opts{short: "p", long: []string{"pid"}}, none: []string{"-p", "--pid"}},
-	"eatmydata":        {},
-	"nocache":          {},
-	"chronic":          {},
-	"ifne":             {},
-	"daemonize":        {opts: opts{short: "ceEoplu"}},
-	"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
-	"bwrap": {opts: opts{long: []string{
-		"args", "argv0", "unshare-user-try", "userns", "userns2", "pidns", "uid", "gid", "hostname", "chdir", "unsetenv",
-		"lock-file", "sync-fd", "remount-ro", "exec-label", "file-label", "proc", "dev", "tmpfs", "mqueue", "dir",
-		"seccomp", "add-seccomp-fd", "block-fd", "userns-block-fd", "info-fd", "json-status-fd", "cap-add", "cap-drop",
-		"perms", "size", "overlay-src", "tmp-overlay", "ro-overlay",
-	}, longN: map[string]int{
-		"setenv": 2, "bind": 2, "bind-try": 2, "dev-bind": 2, "dev-bind-try": 2, "ro-bind": 2, "ro-bind-try": 2,
-		"file": 2, "bind-data": 2, "ro-bind-data": 2, "symlink": 2, "chmod": 2, "bind-fd": 2, "ro-bind-fd": 2, "overlay": 3,
-	}}, dynamic: []string{"--args"}},
-	"rlwrap":    {opts: opts{short: "bCDefgHlOpPqsStwz", long: []string{"break-chars", "command-name", "history-no-dupes", "extra-char-after-completion", "file", "forget-matching", "history-filename", "logfile", "one-shot-rx", "prompt-colour", "pre-given", "quote-characters", "histsize", "substitute-prompt", "set-term-name", "wait-before-prompt", "filter"}}},
-	"faketime":  {opts: opts{long: []string{"date-prog"}}, skip: 1},
-	"npx":       {opts: opts{short: "p", long: []string{"package", "call"}}, code: 'c', codeLong: "call"},
-	"pnpx":      {opts: opts{long: []string{"package"}}},
-	"bunx":      {opts: opts{short: "p", long: []string{"package"}}},
-	"nix-shell": {opts: opts{short: "pIAE", long: []string{"packages", "attr", "include", "arg", "argstr", "expr", "option", "keep", "unset"}, longN: map[string]int{"arg": 2, "argstr": 2, "option": 2}}, code: 0, codeLong: "run|command", codeAfter: 1 << 30, noCommand: true, shell: true},
-}
+var wrappers = sync.OnceValue(func() map[string]wrapper {
+	return map[string]wrapper{
+		"setsid":   {},
+		"unbuffer": {},
+		"chroot":   {opts: opts{long: []string{"userspec", "groups"}}, skip: 1, shell: true},
+		"flock":    {opts: opts{short: "wE", long: []string{"timeout", "wait", "conflict-exit-code"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1},
+		// BSD script takes the command after the file; util-linux takes -c.
+		"script":           {opts: opts{short: "EIOBTmot", long: []string{"echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit", "timing"}}, skip: 1, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+		"runuser":          {opts: opts{short: "gGsuw", long: []string{"group", "supp-group", "shell", "user", "whitelist-environment"}}, code: 'c', codeLong: "command", codeAfter: 1, shell: true},
+		"sg":               {skip: 1, code: 'c', codeAfter: 1, joined: true, shell: true},
+		"newgrp":           {skip: 1, shell: true},
+		"sshpass":          {opts: opts{short: "fdpP"}},
+		"taskset":          {skip: 1, none: []string{"-p", "--pid"}},
+		"chrt":             {opts: opts{short: "TPD", long: []string{"sched-runtime", "sched-period", "sched-deadline"}}, skip: 1, none: []string{"-p", "--pid", "-m", "--max"}},
+		"nsenter":          {opts: opts{short: "tSG", long: []string{"target", "setuid", "setgid"}}, shell: true},
+		"unshare":          {opts: opts{short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups", "map-user", "map-group", "map-users", "map-groups", "kill-child"}}, shell: true},
+		"pkexec":           {opts: opts{long: []string{"user"}}, shell: true},
+		"fakeroot":         {opts: opts{short: "lsi", long: []string{"lib", "faked"}}, shell: true},
+		"caffeinate":       {opts: opts{short: "tw"}},
+		"torsocks":         {opts: opts{short: "uapP", long: []string{"user", "pass", "address", "port"}}},
+		"proxychains":      {opts: opts{short: "f"}},
+		"proxychains4":     {opts: opts{short: "f"}},
+		"cgexec":           {opts: opts{short: "g"}},
+		"firejail":         {},
+		"dbus-run-session": {opts: opts{long: []string{"config-file", "dbus-daemon"}}},
+		"xvfb-run":         {opts: opts{short: "efnpsw", long: []string{"error-file", "auth-file", "server-num", "xauth-protocol", "server-args", "wait"}}},
+		"strace":           {opts: opts{short: "abeEIoOpPsSUX"}},
+		"systemd-run":      {opts: opts{short: "pEuMHs", long: []string{"unit", "property", "description", "slice", "uid", "gid", "nice", "working-directory", "setenv", "machine", "host", "service-type", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive", "on-calendar", "timer-property", "path-property", "socket-property", "expand-environment", "slice-inherit"}}},
+		"ssh-agent":        {opts: opts{short: "aEOPt"}, none: []string{"-k"}},
+		"dbus-launch":      {opts: opts{long: []string{"config-file", "autolaunch"}}},
+		"valgrind":         {},
+		"ltrace":           {opts: opts{short: "aADeFlnosuwx"}, none: []string{"-p"}},
+		"catchsegv":        {},
+		"chpst":            {opts: opts{short: "ugUbenlL/mdopfcr"}},
+		"numactl":          {opts: opts{short: "NmpiC", long: []string{"cpunodebind", "membind", "preferred", "interleave", "physcpubind"}}},
+		"prlimit":          {opts: opts{short: "p", long: []string{"pid"}}, none: []string{"-p", "--pid"}},
+		"eatmydata":        {},
+		"nocache":          {},
+		"chronic":          {},
+		"ifne":             {},
+		"daemonize":        {opts: opts{short: "ceEoplu"}},
+		"run0":             {opts: opts{short: "ugDE", long: []string{"user", "group", "chdir", "setenv", "property", "description", "slice", "nice", "unit", "machine", "background", "shell-prompt-prefix"}}, shell: true},
+		"bwrap": {opts: opts{long: []string{
+			"args", "argv0", "unshare-user-try", "userns", "userns2", "pidns", "uid", "gid", "hostname", "chdir", "unsetenv",
+			"lock-file", "sync-fd", "remount-ro", "exec-label", "file-label", "proc", "dev", "tmpfs", "mqueue", "dir",
+			"seccomp", "add-seccomp-fd", "block-fd", "userns-block-fd", "info-fd", "json-status-fd", "cap-add", "cap-drop",
+			"perms", "size", "overlay-src", "tmp-overlay", "ro-overlay",
+		}, longN: map[string]int{
+			"setenv": 2, "bind": 2, "bind-try": 2, "dev-bind": 2, "dev-bind-try": 2, "ro-bind": 2, "ro-bind-try": 2,
+			"file": 2, "bind-data": 2, "ro-bind-data": 2, "symlink": 2, "chmod": 2, "bind-fd": 2, "ro-bind-fd": 2, "overlay": 3,
+		}}, dynamic: []string{"--args"}},
+		"rlwrap":    {opts: opts{short: "bCDefgHlOpPqsStwz", long: []string{"break-chars", "command-name", "history-no-dupes", "extra-char-after-completion", "file", "forget-matching", "history-filename", "logfile", "one-shot-rx", "prompt-colour", "pre-given", "quote-characters", "histsize", "substitute-prompt", "set-term-name", "wait-before-prompt", "filter"}}},
+		"faketime":  {opts: opts{long: []string{"date-prog"}}, skip: 1},
+		"npx":       {opts: opts{short: "p", long: []string{"package", "call"}}, code: 'c', codeLong: "call"},
+		"pnpx":      {opts: opts{long: []string{"package"}}},
+		"bunx":      {opts: opts{short: "p", long: []string{"package"}}},
+		"nix-shell": {opts: opts{short: "pIAE", long: []string{"packages", "attr", "include", "arg", "argstr", "expr", "option", "keep", "unset"}, longN: map[string]int{"arg": 2, "argstr": 2, "option": 2}}, code: 0, codeLong: "run|command", codeAfter: 1 << 30, noCommand: true, shell: true},
+	}
+})
 
-// subWrappers are tools whose subcommand runs a command: "op run -- CMD",
-// "aws-vault exec PROFILE -- CMD", "uv run CMD". Their options are many
-// and change between versions, so a "--" decides where the command starts
-// when there is one; otherwise the listed options take a value.
-var subWrappers = map[string]struct {
+// subWrapper is how a tool of subWrappers runs a command.
+type subWrapper struct {
 	// sub is the subcommand, or several separated by "|".
 	sub  string
 	skip int
@@ -114,30 +114,38 @@ var subWrappers = map[string]struct {
 	// argv names the options after which the command starts, separated
 	// by "|" (nix develop -c CMD ARGS); without one, nothing runs.
 	argv string
-}{
-	"op":         {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
-	"aws-vault":  {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
-	"doppler":    {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
-	"infisical":  {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
-	"dotenvx":    {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
-	"direnv":     {sub: "exec", skip: 1},
-	"uv":         {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
-	"poetry":     {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
-	"pipenv":     {sub: "run"},
-	"pdm":        {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
-	"hatch":      {sub: "run"},
-	"bundle":     {sub: "exec"},
-	"mise":       {sub: "exec|x", opts: opts{short: "C", long: []string{"cd"}}},
-	"asdf":       {sub: "exec"},
-	"conda":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
-	"mamba":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
-	"micromamba": {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
-	"pixi":       {sub: "run|exec", opts: opts{short: "es", long: []string{"environment", "manifest-path", "spec"}}},
-	"npm":        {sub: "exec|x", opts: opts{short: "pw", long: []string{"package", "workspace"}}, code: "-c|--call"},
-	"pnpm":       {sub: "exec|dlx", opts: opts{long: []string{"package", "filter"}}, code: "-c|--shell-mode"},
-	"yarn":       {sub: "exec|dlx", opts: opts{short: "p", long: []string{"package"}}},
-	"nix":        {sub: "develop|shell", opts: opts{short: "f", long: []string{"file", "expr", "profile", "override-input", "arg", "argstr", "option"}}, argv: "-c|--command"},
 }
+
+// subWrappers are tools whose subcommand runs a command: "op run -- CMD",
+// "aws-vault exec PROFILE -- CMD", "uv run CMD". Their options are many
+// and change between versions, so a "--" decides where the command starts
+// when there is one; otherwise the listed options take a value.
+var subWrappers = sync.OnceValue(func() map[string]subWrapper {
+	return map[string]subWrapper{
+		"op":         {sub: "run", opts: opts{long: []string{"env-file", "account", "config"}}},
+		"aws-vault":  {sub: "exec", skip: 1, opts: opts{long: []string{"duration", "mfa-token", "region", "backend"}}},
+		"doppler":    {sub: "run", opts: opts{short: "pc", long: []string{"project", "config", "token", "scope", "command"}}},
+		"infisical":  {sub: "run", opts: opts{long: []string{"env", "path", "token", "projectId", "command"}}},
+		"dotenvx":    {sub: "run", opts: opts{short: "f", long: []string{"env-file", "env"}}},
+		"direnv":     {sub: "exec", skip: 1},
+		"uv":         {sub: "run", opts: opts{short: "p", long: []string{"with", "python", "project", "directory", "env-file", "extra", "group", "package", "index", "with-requirements"}}},
+		"poetry":     {sub: "run", opts: opts{short: "C", long: []string{"directory", "project"}}},
+		"pipenv":     {sub: "run"},
+		"pdm":        {sub: "run", opts: opts{short: "p", long: []string{"project"}}},
+		"hatch":      {sub: "run"},
+		"bundle":     {sub: "exec"},
+		"mise":       {sub: "exec|x", opts: opts{short: "C", long: []string{"cd"}}},
+		"asdf":       {sub: "exec"},
+		"conda":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+		"mamba":      {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+		"micromamba": {sub: "run", opts: opts{short: "np", long: []string{"name", "prefix", "cwd"}}},
+		"pixi":       {sub: "run|exec", opts: opts{short: "es", long: []string{"environment", "manifest-path", "spec"}}},
+		"npm":        {sub: "exec|x", opts: opts{short: "pw", long: []string{"package", "workspace"}}, code: "-c|--call"},
+		"pnpm":       {sub: "exec|dlx", opts: opts{long: []string{"package", "filter"}}, code: "-c|--shell-mode"},
+		"yarn":       {sub: "exec|dlx", opts: opts{short: "p", long: []string{"package"}}},
+		"nix":        {sub: "develop|shell", opts: opts{short: "f", long: []string{"file", "expr", "profile", "override-input", "arg", "argstr", "option"}}, argv: "-c|--command"},
+	}
+})
 
 // wrapped handles a command of the wrappers table. It reports false when
 // the wrapper runs nothing the command string shows, so that it is reported
@@ -194,7 +202,7 @@ func (a *analyzer) wrapped(c *code, name, src string, w wrapper, args []field, i
 
 // subWrapped handles the tools of subWrappers.
 func (a *analyzer) subWrapped(c *code, name, src string, args []field, in *input) bool {
-	w := subWrappers[name]
+	w := subWrappers()[name]
 	if len(args) == 0 || args[0].dyn || !slices.Contains(strings.Split(w.sub, "|"), args[0].val) {
 		return false
 	}

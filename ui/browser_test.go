@@ -40,6 +40,7 @@ func chromium(t *testing.T) string {
 // and stopped; a restore is refused until the VM's name and the person's
 // own Zerto credentials are typed, and then runs and says how to undo it.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	l := newLab(t)
 	first := l.Protected(t, "toolu_b1", "web-01")
@@ -192,6 +193,7 @@ func newBrowser(t *testing.T, exe string) context.Context {
 // rows that come in live and the VMs view that Zerto's answers refresh;
 // UTC once the person chooses it, which the page keeps across a reload.
 func TestBrowserTimeZone(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	l := newLab(t)
 	first := l.Protected(t, "toolu_z1", "web-01")
@@ -275,6 +277,7 @@ func TestBrowserTimeZone(t *testing.T) {
 // how many of them no host reported; an outcome reported while the page
 // is open shows at once, on the call's row and in what going back undoes.
 func TestBrowserOutcomes(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	l := newLab(t)
 	o := logOutcomes(t, l)

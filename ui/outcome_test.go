@@ -91,6 +91,7 @@ func rowOf(t *testing.T, page, id string) string {
 // status and the host's error, not run; a call of unknown outcome has no
 // badge, hidden until its host reports one.
 func TestTimelineOutcomes(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	o := logOutcomes(t, l)
 	page := l.browser(t).page("/")
@@ -122,6 +123,7 @@ func TestTimelineOutcomes(t *testing.T) {
 // undoes its own call and the one still running, whose outcome is not
 // known yet (and says so), not the call the host never ran.
 func TestUndoneCountsCallsThatRan(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	o := logOutcomes(t, l)
 	vms := l.browser(t).page("/fragment/vms")
@@ -149,6 +151,7 @@ func TestUndoneCountsCallsThatRan(t *testing.T) {
 // TestLiveOutcome: an outcome the host reports after the page connected
 // comes as an "outcome" event naming the call, whatever the page's filter.
 func TestLiveOutcome(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	c := l.browser(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)

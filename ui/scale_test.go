@@ -67,6 +67,7 @@ func manyPage(t testing.TB) (*Server, *testlab.Lab, []audit.Record) {
 // each journal once at most (it read each VPG and its journal twice, one
 // after the other), and not again once their cadences are kept.
 func TestVMsViewAtScale(t *testing.T) {
+	t.Parallel()
 	srv, l, recs := manyPage(t)
 	d := srv.vmsView(t.Context(), recs, true)
 	if len(d.VMs) != 500 || d.Problem != "" {

@@ -34,6 +34,7 @@ func do(t *testing.T, req *http.Request) *http.Response {
 }
 
 func TestTokenExchange(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	u, _ := url.Parse(l.srv.URL())
 	token := u.Query().Get("token")
@@ -119,6 +120,7 @@ func mustRequest(t *testing.T, method, u string) *http.Request {
 }
 
 func TestHostHeader(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	c := l.browser(t)
 	_, port, _ := net.SplitHostPort(l.ts.Listener.Addr().String())
@@ -161,6 +163,7 @@ func TestHostHeader(t *testing.T) {
 }
 
 func TestHostGuard(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		bound string
 		host  string
@@ -191,6 +194,7 @@ func TestHostGuard(t *testing.T) {
 }
 
 func TestCSRF(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	r := l.Protected(t, "toolu_csrf", "web-01")
 	c := l.browser(t)
@@ -245,6 +249,7 @@ func TestCSRF(t *testing.T) {
 }
 
 func TestTimelineFilters(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	recs := []audit.Record{
 		{ID: "aaaa00000001", Session: "s1", Tool: "Bash", Excerpt: "govc vm.power -off -vm web-01", Decision: audit.DecisionProtected,
@@ -295,6 +300,7 @@ func TestTimelineFilters(t *testing.T) {
 }
 
 func TestPageEscapesTheLog(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	r := &audit.Record{ID: "bbbb00000001", Tool: "Bash", Excerpt: `echo "<script>alert(1)</script>"`, Decision: audit.DecisionAsk,
 		Reason: `<img src=x onerror=alert(2)>`}
@@ -313,6 +319,7 @@ func TestPageEscapesTheLog(t *testing.T) {
 }
 
 func TestEmptyAndNoZerto(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	c := l.browser(t)
 	page := c.page("/")
@@ -349,6 +356,7 @@ func TestEmptyAndNoZerto(t *testing.T) {
 }
 
 func TestZertoUnreachable(t *testing.T) {
+	t.Parallel()
 	// A port nothing listens on.
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -381,6 +389,7 @@ func TestZertoUnreachable(t *testing.T) {
 }
 
 func TestLiveFeed(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	c := l.browser(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
@@ -418,6 +427,7 @@ func TestLiveFeed(t *testing.T) {
 }
 
 func TestWatcherFollowsRotation(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := audit.Open(dir)
 	log.MaxSize = 600
@@ -485,6 +495,7 @@ func TestWatcherFollowsRotation(t *testing.T) {
 // an agent that started the page holds) it is refused before anything
 // reaches Zerto, and so it is with the hook's own credentials.
 func TestRestoreNeedsTheOperator(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	r := l.Protected(t, "toolu_restore", "web-01")
 	c := l.browser(t)
@@ -557,6 +568,7 @@ func jsonString(s string) string {
 }
 
 func TestTestAndStopThroughThePage(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	r := l.Protected(t, "toolu_test", "web-01")
 	c := l.browser(t)
@@ -632,6 +644,7 @@ func TestTestAndStopThroughThePage(t *testing.T) {
 }
 
 func TestOneActionPerVPG(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	p := recovery.Point{AuditID: "x", VPG: "fast", VPGIdentifier: "vpg-1"}
 	l.srv.jobs.mu.Lock()
@@ -645,6 +658,7 @@ func TestOneActionPerVPG(t *testing.T) {
 }
 
 func TestBadActions(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	r := l.Protected(t, "toolu_bad", "web-01")
 	denied := l.Call(t, "toolu_denied", "govc vm.destroy db-01")
@@ -679,6 +693,7 @@ func TestBadActions(t *testing.T) {
 // committed may wait in Zerto; the page offers its commit and rollback,
 // which need the operator's credentials like the restore.
 func TestRollbackThroughThePage(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	r := l.Protected(t, "toolu_rb", "web-01")
 	c := l.browser(t)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestPointsOf(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 3, 1, 10, 0, 0, 0, time.UTC)
 	cp := func(vm, vpg, id string, at time.Duration) audit.Checkpoint {
 		return audit.Checkpoint{VM: vm, VMIdentifier: "g." + vm, VPG: vpg, VPGIdentifier: "id-" + vpg, Identifier: id, Tag: "t" + id, Time: t0.Add(at)}
@@ -44,6 +45,7 @@ func TestPointsOf(t *testing.T) {
 }
 
 func TestVMsViewListsNewestPointsFirst(t *testing.T) {
+	t.Parallel()
 	l := newLab(t, noZerto)
 	t0 := time.Now().UTC()
 	for i := range maxPointsPerVM + 3 {

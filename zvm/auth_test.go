@@ -16,6 +16,7 @@ import (
 // TestTokenCacheAcrossClients builds ten Clients one after another on one
 // cache folder, as ten hook processes would, and expects one login.
 func TestTokenCacheAcrossClients(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	dir := t.TempDir()
@@ -67,6 +68,7 @@ func TestTokenCacheAcrossClients(t *testing.T) {
 // TestTokenExpiredOnServer: a token the server no longer accepts is
 // refreshed and the request resent, without the caller noticing.
 func TestTokenExpiredOnServer(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	dir := t.TempDir()
@@ -104,6 +106,7 @@ func TestTokenExpiredOnServer(t *testing.T) {
 }
 
 func TestTokenNearExpiryNotUsed(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	c := newTestClient(t, s.URL, nil)
@@ -126,6 +129,7 @@ func TestTokenNearExpiryNotUsed(t *testing.T) {
 }
 
 func TestTokenUsable(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	tests := []struct {
 		name string
@@ -149,6 +153,7 @@ func TestTokenUsable(t *testing.T) {
 // TestConcurrentClients: clients in parallel on one cache log in once and
 // leave a readable cache file.
 func TestConcurrentClients(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	dir := t.TempDir()
@@ -193,6 +198,7 @@ func TestConcurrentClients(t *testing.T) {
 }
 
 func TestLoginFailures(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	tests := []struct {
@@ -223,6 +229,7 @@ func TestLoginFailures(t *testing.T) {
 // TestUnauthorizedAfterRelogin: a server that refuses every token gets one
 // fresh login and one resend, then the caller hears KindUnauthorized.
 func TestUnauthorizedAfterRelogin(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	f.setOverride(func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 401, map[string]string{"Message": "Authorization has been denied for this request."})
@@ -240,6 +247,7 @@ func TestUnauthorizedAfterRelogin(t *testing.T) {
 }
 
 func TestSessionAuth(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	dir := t.TempDir()
@@ -263,6 +271,7 @@ func TestSessionAuth(t *testing.T) {
 }
 
 func TestCacheDisabled(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	for range 2 {

@@ -19,6 +19,7 @@ import (
 )
 
 func TestEndToEndAgainstFake(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "/zvm")
 	s := f.start()
 	c := newTestClient(t, s.URL+"/zvm/", nil)
@@ -73,10 +74,11 @@ func TestEndToEndAgainstFake(t *testing.T) {
 	}
 }
 
-func TestWaitTask(t *testing.T) {
+func TestWaitTask(t *testing.T) { inBubble(t, testWaitTask) }
+
+func testWaitTask(t *testing.T) {
 	f := newFakeZVM(t, "")
-	s := f.start()
-	c := newTestClient(t, s.URL, nil)
+	c := f.client(nil)
 	f.tasks["ok"] = []int{1, 1, 6}
 	f.tasks["bad"] = []int{1, 4}
 	f.tasks["slow"] = []int{1}
@@ -95,7 +97,6 @@ func TestWaitTask(t *testing.T) {
 		t.Fatalf("WaitTask(bad) = %+v, %v; want KindTaskFailed with the CompleteReason", task, err)
 	}
 
-	// Long enough for the first poll to answer on a loaded machine.
 	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
 	defer cancel()
 	task, err = c.WaitTask(ctx, "slow", 5*time.Millisecond, nil)
@@ -111,8 +112,7 @@ func TestWaitTask(t *testing.T) {
 // TestFaults runs each fault of the menu and checks the typed error a
 // caller acts on arrives, within the caller's deadline.
 func TestFaults(t *testing.T) {
-	// Room for every retry's request on a loaded machine, so that the
-	// attempts counted are the client's choice, not the clock's.
+	t.Parallel()
 	const deadline = 2 * time.Second
 	msg := func(status int, m string) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) { writeJSON(w, status, map[string]string{"Message": m}) }
@@ -166,46 +166,48 @@ func TestFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFakeZVM(t, "")
-			f.setOverride(tt.handler)
-			s := f.start()
-			c := newTestClient(t, s.URL, nil)
-			call := tt.call
-			if call == nil {
-				call = func(c *Client, ctx context.Context) error { _, err := c.VMs(ctx, "web-01"); return err }
-			}
-			ctx, cancel := context.WithTimeout(t.Context(), deadline)
-			defer cancel()
-			start := time.Now()
-			err := call(c, ctx)
-			elapsed := time.Since(start)
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Fatalf("err = %v, want *Error", err)
-			}
-			if e.Kind != tt.kind || e.Status != tt.status || e.Message != tt.message {
-				t.Errorf("err = {Kind %v, Status %d, Message %q}, want {%v, %d, %q}", e.Kind, e.Status, e.Message, tt.kind, tt.status, tt.message)
-			}
-			if tt.message != "" && !strings.Contains(err.Error(), tt.message) {
-				t.Errorf("Error() = %q lacks Zerto's message %q", err, tt.message)
-			}
-			if elapsed > deadline+time.Second { // slack for a loaded machine; a retry loop blind to the deadline takes far longer
-				t.Errorf("took %v, past the caller's deadline %v", elapsed, deadline)
-			}
-			if tt.attempts > 0 {
-				key := "GET /v1/vms"
-				if tt.call != nil {
-					key = "POST /v1/vpgs/" + webVPGID + "/checkpoints"
+			inBubble(t, func(t *testing.T) {
+				f := newFakeZVM(t, "")
+				f.setOverride(tt.handler)
+				c := f.client(nil)
+				call := tt.call
+				if call == nil {
+					call = func(c *Client, ctx context.Context) error { _, err := c.VMs(ctx, "web-01"); return err }
 				}
-				if n := f.callCount(key); n != tt.attempts {
-					t.Errorf("%s sent %d times, want %d", key, n, tt.attempts)
+				ctx, cancel := context.WithTimeout(t.Context(), deadline)
+				defer cancel()
+				start := time.Now()
+				err := call(c, ctx)
+				elapsed := time.Since(start)
+				var e *Error
+				if !errors.As(err, &e) {
+					t.Fatalf("err = %v, want *Error", err)
 				}
-			}
+				if e.Kind != tt.kind || e.Status != tt.status || e.Message != tt.message {
+					t.Errorf("err = {Kind %v, Status %d, Message %q}, want {%v, %d, %q}", e.Kind, e.Status, e.Message, tt.kind, tt.status, tt.message)
+				}
+				if tt.message != "" && !strings.Contains(err.Error(), tt.message) {
+					t.Errorf("Error() = %q lacks Zerto's message %q", err, tt.message)
+				}
+				if elapsed > deadline { // on the bubble's clock; a retry loop blind to the deadline takes far longer
+					t.Errorf("took %v, past the caller's deadline %v", elapsed, deadline)
+				}
+				if tt.attempts > 0 {
+					key := "GET /v1/vms"
+					if tt.call != nil {
+						key = "POST /v1/vpgs/" + webVPGID + "/checkpoints"
+					}
+					if n := f.callCount(key); n != tt.attempts {
+						t.Errorf("%s sent %d times, want %d", key, n, tt.attempts)
+					}
+				}
+			})
 		})
 	}
 }
 
 func TestRetryThenSuccess(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	var mu sync.Mutex
 	fails := 2
@@ -231,25 +233,28 @@ func TestRetryThenSuccess(t *testing.T) {
 }
 
 func TestRetryStopsAtDeadline(t *testing.T) {
-	f := newFakeZVM(t, "")
-	f.setOverride(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 503, map[string]string{"Message": "busy"}) })
-	s := f.start()
-	c := newTestClient(t, s.URL, nil)
-	c.retryBase = time.Minute // the first backoff already passes the deadline
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	start := time.Now()
-	_, err := c.VMs(ctx, "")
-	// At once: a client sleeping until the deadline takes 10 s.
-	if KindOf(err) != KindServer || time.Since(start) > 3*time.Second {
-		t.Fatalf("err = %v after %v; want KindServer at once, without sleeping past the deadline", err, time.Since(start))
-	}
-	if n := f.callCount("GET /v1/vms"); n != 1 {
-		t.Errorf("sent %d times, want 1", n)
-	}
+	inBubble(t, func(t *testing.T) {
+		f := newFakeZVM(t, "")
+		f.setOverride(func(w http.ResponseWriter, r *http.Request) { writeJSON(w, 503, map[string]string{"Message": "busy"}) })
+		c := f.client(nil)
+		c.retryBase = time.Minute // the first backoff already passes the deadline
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		defer cancel()
+		start := time.Now()
+		_, err := c.VMs(ctx, "")
+		// At once, on the bubble's clock: a client sleeping until the
+		// deadline takes 10 s.
+		if KindOf(err) != KindServer || time.Since(start) >= 10*time.Second {
+			t.Fatalf("err = %v after %v; want KindServer at once, without sleeping past the deadline", err, time.Since(start))
+		}
+		if n := f.callCount("GET /v1/vms"); n != 1 {
+			t.Errorf("sent %d times, want 1", n)
+		}
+	})
 }
 
 func TestTransportErrors(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -269,6 +274,7 @@ func TestTransportErrors(t *testing.T) {
 }
 
 func TestTLS(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := httptest.NewUnstartedServer(f)
 	s.Config.ErrorLog = log.New(io.Discard, "", 0) // the untrusted handshake is expected
@@ -303,5 +309,28 @@ func TestTLS(t *testing.T) {
 
 	if _, err := New(Options{URL: s.URL, Username: "a", Password: "b", CAFile: filepath.Join(t.TempDir(), "none.pem")}); err == nil {
 		t.Error("missing ca_file: no error")
+	}
+}
+
+// TestReadCap: an answer past maxBody (a month's journal listed whole, at
+// a 5 s cadence, is half a million checkpoints and 80 MB) is cut there,
+// and the rest taken for what it is: no valid answer.
+func TestReadCap(t *testing.T) {
+	t.Parallel()
+	f := newFakeZVM(t, "")
+	items := bytes.Repeat([]byte(`{"CheckpointIdentifier":"1000000","Tag":"","TimeStamp":"2026-03-01T10:00:00.000Z"},`), 1<<14)
+	f.setOverride(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte("["))
+		for written := 1; written <= maxBody; written += len(items) {
+			if _, err := w.Write(items); err != nil {
+				return
+			}
+		}
+		w.Write([]byte(`{}]`))
+	})
+	c := newTestClient(t, f.start().URL, nil)
+	if _, err := c.Checkpoints(t.Context(), webVPGID, time.Time{}, time.Time{}); KindOf(err) != KindMalformed {
+		t.Errorf("an answer past the read cap: %v, want KindMalformed", err)
 	}
 }

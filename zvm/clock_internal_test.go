@@ -7,6 +7,7 @@ import (
 )
 
 func TestObserveDate(t *testing.T) {
+	t.Parallel()
 	sent := time.Date(2026, 12, 1, 5, 0, 0, 0, time.UTC)
 	received := sent.Add(100 * time.Millisecond)
 	tests := []struct {

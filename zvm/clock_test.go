@@ -49,6 +49,7 @@ client = [{ id = "zerto-client" }, { id = "rewind", secret = "rewind-secret" }]
 // shared with the next process through the token cache, and Now is the
 // ZVM's time.
 func TestOffsetMeasuredAndCached(t *testing.T) {
+	t.Parallel()
 	for _, off := range []time.Duration{-2 * time.Minute, 90 * time.Second, time.Hour} {
 		t.Run(off.String(), func(t *testing.T) {
 			sim := strictSim(t, fmt.Sprintf("clock_offset = %q\n", off))
@@ -92,6 +93,7 @@ func TestOffsetMeasuredAndCached(t *testing.T) {
 // TestOffsetFromDateHeader: a ZVM without serverDateTimeUtc still gives
 // its time in the Date header, to the second.
 func TestOffsetFromDateHeader(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, `clock_offset = "-3m"`+"\n")
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.Contains(r.URL.Path, "serverDateTime") {
@@ -116,6 +118,7 @@ func TestOffsetFromDateHeader(t *testing.T) {
 // TestTokenCacheKeyedBySecret: a wrong or rotated secret never finds the
 // token the right one cached.
 func TestTokenCacheKeyedBySecret(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, "")
 	dir := t.TempDir()
 	creds := func(secret string) func(*zvm.Options) {
@@ -141,6 +144,7 @@ func TestTokenCacheKeyedBySecret(t *testing.T) {
 // TestClientCredentialsWithoutRefresh: Keycloak's client_credentials
 // answer has no refresh token; an expired token brings a new login.
 func TestClientCredentialsWithoutRefresh(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, "no_client_credentials_refresh = true\n")
 	c := simClient(t, sim.URL, func(o *zvm.Options) {
 		o.Username, o.Password, o.ClientID, o.ClientSecret = "", "", "rewind", "rewind-secret"
@@ -160,6 +164,7 @@ func TestClientCredentialsWithoutRefresh(t *testing.T) {
 // TestVMInSeveralVPGs: GET /v1/vms/{id} needs the VPG for a VM in several
 // VPGs; the vmIdentifier filter lists it once per VPG.
 func TestVMInSeveralVPGs(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, "")
 	c := simClient(t, sim.URL, nil)
 	id := sim.VMIdentifier("shared-01")
@@ -178,6 +183,7 @@ func TestVMInSeveralVPGs(t *testing.T) {
 // TestTaskStateDoesNotLogInOn401: a ZVM answering 401 for a completed task
 // costs the poll no login.
 func TestTaskStateDoesNotLogInOn401(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, "completed_task_401 = true\ntags_at_once = true\n")
 	c := simClient(t, sim.URL, nil)
 	task, err := c.InsertTaggedCheckpoint(t.Context(), sim.VPGIdentifier("a"), "t-1")
@@ -195,6 +201,7 @@ func TestTaskStateDoesNotLogInOn401(t *testing.T) {
 // TestNotZerto: a 404 from something that is not the ZVM's API is a
 // configuration error; Zerto's own 404 stays a lookup miss.
 func TestNotZerto(t *testing.T) {
+	t.Parallel()
 	sim := strictSim(t, "")
 	tests := []struct {
 		name string

@@ -11,6 +11,7 @@ import (
 )
 
 func TestConfigOptions(t *testing.T) {
+	t.Parallel()
 	file := zvmconf.Settings{URL: "https://zvm.lab.local", ClientID: "file-client", ClientSecret: "file-secret", CAFile: "/etc/zvm.pem"}
 	tests := []struct {
 		name    string
@@ -38,6 +39,31 @@ func TestConfigOptions(t *testing.T) {
 				t.Errorf("client secret not carried over")
 			}
 		})
+	}
+}
+
+// TestCacheDirFromSetup: the token cache is where the environment Setup
+// gives says, or none when it says nowhere, never the process's own; a
+// folder Setup names wins.
+func TestCacheDirFromSetup(t *testing.T) {
+	t.Parallel()
+	file := zvmconf.Settings{URL: "https://zvm.lab.local"}
+	tests := []struct {
+		name string
+		su   Setup
+		want string
+	}{
+		{"from the environment given", Setup{Getenv: func(k string) string { return map[string]string{"XDG_CACHE_HOME": "/lab/cache", "HOME": "/lab"}[k] }}, "/lab/cache/rewind"},
+		{"from its HOME", Setup{Getenv: func(k string) string { return map[string]string{"HOME": "/lab"}[k] }}, "/lab/.cache/rewind"},
+		{"none in it", Setup{Getenv: func(string) string { return "" }}, "-"},
+		{"named", Setup{Getenv: func(k string) string { return map[string]string{"HOME": "/lab"}[k] }, CacheDir: "/state/cache"}, "/state/cache"},
+		{"no environment: none", Setup{}, "-"},
+	}
+	for _, tt := range tests {
+		o, err := ConfigOptions(file, tt.su)
+		if err != nil || o.CacheDir != tt.want {
+			t.Errorf("%s: CacheDir %q, %v; want %q", tt.name, o.CacheDir, err, tt.want)
+		}
 	}
 }
 

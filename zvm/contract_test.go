@@ -93,6 +93,7 @@ type operation struct {
 // method exist, and every query parameter and body key is one the spec
 // names, compared case-insensitively as a ZVM does.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	raw, err := os.ReadFile(specPath)
 	if os.IsNotExist(err) {
 		t.Skipf("the ZVM OpenAPI spec is not at %s (shared/ beside the repository); contract not checked", specPath)
@@ -210,6 +211,7 @@ func TestContract(t *testing.T) {
 // TestContractSessionLogin: the Windows ZVM's /v1/session/add is not in the
 // appliance's spec, so it is exempt from TestContract; this pins its shape.
 func TestContractSessionLogin(t *testing.T) {
+	t.Parallel()
 	f := newFakeZVM(t, "")
 	s := f.start()
 	rec := &recorder{}

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/memnet"
 )
 
 // fakeZVM is a small in-test ZVM: Keycloak's token endpoint, the Windows
@@ -42,6 +45,27 @@ func (f *fakeZVM) start() *httptest.Server {
 	s := httptest.NewServer(f)
 	f.t.Cleanup(s.Close)
 	return s
+}
+
+// client serves the fake in memory (see memnet) and returns a client of
+// it, for a test in a testing/synctest bubble (see inBubble), whose clock
+// the client's waits and timeouts then keep.
+func (f *fakeZVM) client(mod func(*Options)) *Client {
+	f.t.Helper()
+	hc := memnet.Serve(f.t, f)
+	return newTestClient(f.t, memnet.URL, func(o *Options) {
+		o.HTTPClient = hc
+		if mod != nil {
+			mod(o)
+		}
+	})
+}
+
+// inBubble runs f in parallel with the package's other tests, in a
+// testing/synctest bubble of its own.
+func inBubble(t *testing.T, f func(t *testing.T)) {
+	t.Parallel()
+	synctest.Test(t, f)
 }
 
 func (f *fakeZVM) grantCount(g string) int {

@@ -19,6 +19,7 @@ import (
 // nothing, neither the token form with the client secret nor the bearer
 // token.
 func TestNoRedirects(t *testing.T) {
+	t.Parallel()
 	var elsewhere atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		elsewhere.Add(1)
@@ -75,6 +76,7 @@ func TestNoRedirects(t *testing.T) {
 // client's secret in its path, as it is or percent-encoded in either case,
 // names where it pointed without the secret.
 func TestRedirectLocationScrubbed(t *testing.T) {
+	t.Parallel()
 	const secret = "client secret/value"
 	for _, path := range []string{"/login/client%20secret%2Fvalue", "/login/client%20secret%2fvalue/x", "/login/" + base64.RawURLEncoding.EncodeToString([]byte(secret))} {
 		zvm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +103,7 @@ func TestRedirectLocationScrubbed(t *testing.T) {
 // TestErrorBodiesRedacted: a ZVM or proxy that echoes the request in its
 // error body does not get the secrets into the error text.
 func TestErrorBodiesRedacted(t *testing.T) {
+	t.Parallel()
 	const secret = "s3cr3t+value/x"
 	tests := []struct {
 		name string
@@ -171,6 +174,7 @@ func TestErrorBodiesRedacted(t *testing.T) {
 }
 
 func TestRedactURL(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"https://admin:pa ss@zvm.lab.local",
 		"https://admin:p/a?s#s@zvm.lab.local:9669",
@@ -192,6 +196,7 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestLongMessageBounded(t *testing.T) {
+	t.Parallel()
 	c := &Client{secrets: &redact.Set{}}
 	got := c.message(errorMessage([]byte(`{"Message":"` + strings.Repeat("é", 4000) + `"}`)))
 	if len(got) > maxMessage+len("…") || !strings.HasSuffix(got, "…") {
@@ -204,6 +209,7 @@ func TestLongMessageBounded(t *testing.T) {
 // credential into it, in whatever encoding, is scrubbed like any other
 // message it sends.
 func TestTaskReasonRedacted(t *testing.T) {
+	t.Parallel()
 	c := &Client{secrets: &redact.Set{}}
 	c.secrets.Add("hunter2-secret")
 	got := c.message("insert failed: POST token with client_secret=hunter2%2dsecret&grant_type=client_credentials")

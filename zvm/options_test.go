@@ -6,6 +6,7 @@ import (
 )
 
 func TestApplyEnv(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{
 		"REWIND_ZVM_URL":                  "https://env.example",
 		"REWIND_ZVM_PASSWORD":             "from-env",
@@ -32,6 +33,7 @@ func TestApplyEnv(t *testing.T) {
 }
 
 func TestNewValidates(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		o    Options

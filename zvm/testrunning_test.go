@@ -10,6 +10,7 @@ import (
 // TestVPGTestRunning: a VPG reports its failover test from the moment it
 // starts until it is stopped.
 func TestVPGTestRunning(t *testing.T) {
+	t.Parallel()
 	sim := zvmsim.NewTestServer(t, nil)
 	sim.SetTaskSteps(0)
 	c := simClient(t, sim.URL, nil)

@@ -7,6 +7,7 @@ import (
 )
 
 func TestParseTime(t *testing.T) {
+	t.Parallel()
 	utc := func(y int, mo time.Month, d, h, mi, s, ns int) time.Time {
 		return time.Date(y, mo, d, h, mi, s, ns, time.UTC)
 	}
@@ -49,6 +50,7 @@ func TestParseTime(t *testing.T) {
 // TestDecodeAnyCasing decodes the same VPG in the casings seen in the wild
 // and the value shapes enums take.
 func TestDecodeAnyCasing(t *testing.T) {
+	t.Parallel()
 	want := VPG{Identifier: "v1", Name: "web", Status: StatusRpoNotMeetingSLA, SubStatus: SubStatusBitmapSync,
 		ProtectedSiteType: EntityVCVpg, RecoverySiteType: EntityAWS, VMCount: 2, ActualRPO: 9 * time.Second}
 	for _, in := range []string{
@@ -73,6 +75,7 @@ func TestDecodeAnyCasing(t *testing.T) {
 }
 
 func TestDecodeTask(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{"TaskIdentifier":"t1","Type":"InsertTaggedCP","Status":{"State":6,"Progress":100},"Started":"/Date(1700000000000)/","Completed":"2023-11-14T22:13:25Z"}`,
 		`{"link":{"identifier":"t1"},"type":"InsertTaggedCP","status":{"state":"Completed","progress":100},"started":"2023-11-14T22:13:20Z","completed":"2023-11-14T22:13:25Z"}`,
@@ -96,6 +99,7 @@ func TestDecodeTask(t *testing.T) {
 }
 
 func TestEnumNames(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		got, want string
 	}{
@@ -125,6 +129,7 @@ func TestEnumNames(t *testing.T) {
 // a tag are refused before asking it; in a sync or an error, Zerto's own
 // answer to the insert decides.
 func TestInsertRefused(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status VPGStatus
 		sub    VPGSubStatus
@@ -153,6 +158,7 @@ func TestInsertRefused(t *testing.T) {
 }
 
 func TestErrorMessage(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ body, want string }{
 		{`{"Message":"VPG not found"}`, "VPG not found"},
 		{`{"message":"lower"}`, "lower"},

@@ -10,6 +10,7 @@ import (
 )
 
 func TestTokenEndpoint(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := &client{t: t, base: ts.URL, http: http.DefaultClient}
 	tests := []struct {
@@ -73,6 +74,7 @@ func TestTokenEndpoint(t *testing.T) {
 }
 
 func TestRefreshToken(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := &client{t: t, base: ts.URL, http: http.DefaultClient}
 	st, b := c.form(url.Values{"grant_type": {"password"}, "client_id": {"zerto-client"}, "username": {"admin"}, "password": {"zerto"}})
@@ -94,6 +96,7 @@ func TestRefreshToken(t *testing.T) {
 }
 
 func TestSessionAdd(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	post := func(user, pass string) *http.Response {
 		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/v1/session/add", nil)
@@ -126,6 +129,7 @@ func TestSessionAdd(t *testing.T) {
 }
 
 func TestAPIErrors(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	anon := &client{t: t, base: ts.URL, http: http.DefaultClient}
@@ -183,6 +187,7 @@ func TestAPIErrors(t *testing.T) {
 }
 
 func TestWireFormat(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 
@@ -281,6 +286,7 @@ func TestWireFormat(t *testing.T) {
 }
 
 func TestDeterministicIdentifiers(t *testing.T) {
+	t.Parallel()
 	a, b := DefaultScenario(), DefaultScenario()
 	for i := range a.VPGs {
 		if a.VPGs[i].ID != b.VPGs[i].ID || !guidRE().MatchString(a.VPGs[i].ID) {

@@ -14,6 +14,7 @@ const specPath = "../../shared/reference/zvm-10.0u6-openapi.json"
 // the handler reads exist there, compared case-insensitively as a ZVM
 // compares them.
 func TestContract(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(specPath)
 	if err != nil {
 		t.Skipf("the ZVM OpenAPI document is not at %s: %v", specPath, err)
@@ -72,6 +73,7 @@ func TestContract(t *testing.T) {
 // TestRoutesReadOnlyDeclaredQuery guards the contract test's premise: a
 // handler reading a query parameter its route does not declare panics.
 func TestRoutesReadOnlyDeclaredQuery(t *testing.T) {
+	t.Parallel()
 	defer func() {
 		if recover() == nil {
 			t.Fatal("reading an undeclared query parameter did not panic")

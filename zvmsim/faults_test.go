@@ -11,14 +11,15 @@ import (
 
 func TestFaults(t *testing.T) {
 	t.Run("latency", func(t *testing.T) {
-		ts := NewTestServer(t, nil)
-		c := newClient(t, ts)
-		ts.SetFaults(Faults{Latency: Duration(100 * time.Millisecond)})
-		start := time.Now()
-		c.do(http.MethodGet, "/v1/vpgs", nil)
-		if d := time.Since(start); d < 100*time.Millisecond {
-			t.Fatalf("answered in %s with 100ms latency", d)
-		}
+		inBubble(t, func(t *testing.T) {
+			ts, c := memServer(t, nil)
+			ts.SetFaults(Faults{Latency: Duration(100 * time.Millisecond)})
+			start := time.Now()
+			c.do(http.MethodGet, "/v1/vpgs", nil)
+			if d := time.Since(start); d != 100*time.Millisecond {
+				t.Fatalf("answered in %s with 100ms latency, on the bubble's clock", d)
+			}
+		})
 	})
 	t.Run("hang", func(t *testing.T) {
 		ts := NewTestServer(t, nil)
@@ -86,18 +87,19 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("expired tokens", func(t *testing.T) {
-		ts := NewTestServer(t, nil)
-		c := newClient(t, ts)
-		ts.ExpireTokens()
-		if st, _ := c.do(http.MethodGet, "/v1/vpgs", nil); st != 401 {
-			t.Fatalf("expired token: HTTP %d", st)
-		}
-		ts.SetTokenTTL(time.Millisecond)
-		c.token = c.login()
-		time.Sleep(5 * time.Millisecond)
-		if st, _ := c.do(http.MethodGet, "/v1/vpgs", nil); st != 401 {
-			t.Fatalf("token past its TTL: HTTP %d", st)
-		}
+		inBubble(t, func(t *testing.T) {
+			ts, c := memServer(t, nil)
+			ts.ExpireTokens()
+			if st, _ := c.do(http.MethodGet, "/v1/vpgs", nil); st != 401 {
+				t.Fatalf("expired token: HTTP %d", st)
+			}
+			ts.SetTokenTTL(time.Millisecond)
+			c.token = c.login()
+			time.Sleep(5 * time.Millisecond) // on the bubble's clock, past the TTL
+			if st, _ := c.do(http.MethodGet, "/v1/vpgs", nil); st != 401 {
+				t.Fatalf("token past its TTL: HTTP %d", st)
+			}
+		})
 	})
 	t.Run("from scenario", func(t *testing.T) {
 		sc, err := ParseScenario("faulty", []byte(`
@@ -126,6 +128,7 @@ server_error_rate = 1.0
 }
 
 func TestRequestLog(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	c.do(http.MethodGet, "/v1/vms?vmName=web-01", nil)

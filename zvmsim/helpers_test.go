@@ -8,7 +8,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/memnet"
 )
 
 // client talks to a TestServer the way a ZVM client would.
@@ -24,6 +27,28 @@ func newClient(t testing.TB, ts *TestServer) *client {
 	c := &client{t: t, base: ts.URL, http: &http.Client{Timeout: 5 * time.Second}, creds: ts.sc.Credentials}
 	c.token = c.login()
 	return c
+}
+
+// memServer serves a simulator of sc in memory (see memnet) and returns it
+// with a client, for a test in a testing/synctest bubble (see inBubble),
+// whose clock the journals and the client's waits then keep.
+func memServer(t testing.TB, sc *Scenario) (*TestServer, *client) {
+	t.Helper()
+	s := NewServer(sc)
+	hc := memnet.Serve(t, s)
+	t.Cleanup(s.Close) // first: it releases hanging requests the server waits for
+	ts := &TestServer{Server: s, URL: memnet.URL}
+	hc.Timeout = 5 * time.Second
+	c := &client{t: t, base: ts.URL, http: hc, creds: ts.sc.Credentials}
+	c.token = c.login()
+	return ts, c
+}
+
+// inBubble runs f in parallel with the package's other tests, in a
+// testing/synctest bubble of its own.
+func inBubble(t *testing.T, f func(t *testing.T)) {
+	t.Parallel()
+	synctest.Test(t, f)
 }
 
 // login obtains an access token for the scenario's first identity that

@@ -3,10 +3,12 @@ package zvmsim
 import (
 	"net/http"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
 func TestTagLandsOnNextCheckpoint(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, fastScenario(t))
 	c := newClient(t, ts)
 	vpg := ts.VPGIdentifier("fast")
@@ -43,6 +45,7 @@ func TestTagLandsOnNextCheckpoint(t *testing.T) {
 }
 
 func TestTagWaitsForCadence(t *testing.T) {
+	t.Parallel()
 	// The slow VPG ticks hourly: a tag stays pending until a checkpoint is
 	// written, here forced with WriteCheckpoint.
 	ts := NewTestServer(t, fastScenario(t))
@@ -69,7 +72,9 @@ func TestTagWaitsForCadence(t *testing.T) {
 	}
 }
 
-func TestBackfillAndCadence(t *testing.T) {
+func TestBackfillAndCadence(t *testing.T) { inBubble(t, testBackfillAndCadence) }
+
+func testBackfillAndCadence(t *testing.T) {
 	s := NewServer(DefaultScenario())
 	defer s.Close()
 	tests := []struct {
@@ -99,19 +104,16 @@ func TestBackfillAndCadence(t *testing.T) {
 	}
 }
 
-func TestJournalWritesAtCadence(t *testing.T) {
-	ts := NewTestServer(t, fastScenario(t))
+func TestJournalWritesAtCadence(t *testing.T) { inBubble(t, testJournalWritesAtCadence) }
+
+func testJournalWritesAtCadence(t *testing.T) {
+	ts, c := memServer(t, fastScenario(t))
 	before, _ := ts.Checkpoints("fast")
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		after, _ := ts.Checkpoints("fast")
-		if len(after) >= len(before)+3 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("journal wrote %d checkpoints in 5s at a 50ms cadence", len(after)-len(before))
-		}
-		time.Sleep(20 * time.Millisecond)
+	// On the bubble's clock, three ticks of the 50 ms journal.
+	time.Sleep(150 * time.Millisecond)
+	synctest.Wait()
+	if after, _ := ts.Checkpoints("fast"); len(after) != len(before)+3 {
+		t.Fatalf("journal wrote %d checkpoints in 150ms at a 50ms cadence, want 3", len(after)-len(before))
 	}
 	// A paused VPG writes nothing and refuses inserts.
 	if err := ts.SetVPGStatus("fast", StatusNotMeetingSLA, SubStatusReplicationPausedSystemInitiated); err != nil {
@@ -120,13 +122,13 @@ func TestJournalWritesAtCadence(t *testing.T) {
 	if _, err := ts.WriteCheckpoint("fast"); err == nil {
 		t.Error("WriteCheckpoint on a paused VPG succeeded")
 	}
-	c := newClient(t, ts)
 	if st, b := c.do(http.MethodPost, "/v1/vpgs/"+ts.VPGIdentifier("fast")+"/checkpoints", map[string]string{"checkpointName": "x"}); st != 400 {
 		t.Errorf("insert into paused VPG: HTTP %d %s", st, b)
 	}
 }
 
 func TestPausingFailsPendingInserts(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, fastScenario(t))
 	c := newClient(t, ts)
 	id := c.post("/v1/vpgs/"+ts.VPGIdentifier("slow")+"/checkpoints", map[string]string{"checkpointName": "x"})
@@ -141,6 +143,7 @@ func TestPausingFailsPendingInserts(t *testing.T) {
 }
 
 func TestInsertFailureAndRejection(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 
@@ -179,6 +182,7 @@ func TestInsertFailureAndRejection(t *testing.T) {
 }
 
 func TestCheckpointDateFilter(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	all, _ := ts.Checkpoints("aws-windows")
@@ -191,6 +195,7 @@ func TestCheckpointDateFilter(t *testing.T) {
 }
 
 func TestHistoryStaysBounded(t *testing.T) {
+	t.Parallel()
 	sc := fastScenario(t)
 	sc.VPGs[0].Cadence = Duration(time.Millisecond)
 	sc.VPGs[0].History = Duration(24 * time.Hour)

@@ -11,6 +11,7 @@ import (
 // TestTaskProgressAcrossPolls: a failover test's task is seen in progress,
 // with growing progress, before it completes.
 func TestTaskProgressAcrossPolls(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	id := c.post("/v1/vpgs/"+ts.VPGIdentifier("lab-apps")+"/FailoverTest", map[string]any{})
@@ -40,6 +41,7 @@ func TestTaskProgressAcrossPolls(t *testing.T) {
 // TestRecoveryConflicts: operations that exclude each other are refused
 // with Zerto's {"Message"}, before anything changes.
 func TestRecoveryConflicts(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	vpg, web, db := ts.VPGIdentifier("lab-apps"), ts.VMIdentifier("web-01"), ts.VMIdentifier("db-01")
@@ -80,6 +82,7 @@ func TestRecoveryConflicts(t *testing.T) {
 // TestRestoreCommitPolicy: CommitPolicy 1 keeps the restored VM when the
 // restore ends, with no RestoreCommit.
 func TestRestoreCommitPolicy(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	vm := ts.VMIdentifier("db-01")
@@ -97,6 +100,7 @@ func TestRestoreCommitPolicy(t *testing.T) {
 // TestJournalHistoryAgesCheckpointsOut: a short journal history drops the
 // older checkpoints, and a test from one of them is refused.
 func TestJournalHistoryAgesCheckpointsOut(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, fastScenario(t))
 	c := newClient(t, ts)
 	cps, _ := ts.Checkpoints("fast")

@@ -8,6 +8,7 @@ import (
 )
 
 func TestFailoverTest(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, nil)
 	c := newClient(t, ts)
 	vpg := ts.VPGIdentifier("lab-apps")
@@ -50,6 +51,7 @@ func TestFailoverTest(t *testing.T) {
 }
 
 func TestJournalRestore(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		end        string
 		wantOp     string
@@ -97,6 +99,7 @@ func TestJournalRestore(t *testing.T) {
 }
 
 func TestLiveFailover(t *testing.T) {
+	t.Parallel()
 	ts := NewTestServer(t, fastScenario(t))
 	c := newClient(t, ts)
 	vpg := ts.VPGIdentifier("fast")

@@ -9,6 +9,7 @@ import (
 )
 
 func TestParseScenarioErrors(t *testing.T) {
+	t.Parallel()
 	const base = `
 [[site]]
 name = "A"
@@ -51,6 +52,7 @@ vms = ["a"]
 }
 
 func TestScenarioFiles(t *testing.T) {
+	t.Parallel()
 	files, _ := filepath.Glob("testdata/*.toml")
 	if len(files) == 0 {
 		t.Fatal("no scenario files in testdata")
@@ -83,6 +85,7 @@ func TestScenarioFiles(t *testing.T) {
 }
 
 func TestScenarioDefaults(t *testing.T) {
+	t.Parallel()
 	sc, err := ParseScenario("min", []byte("[[site]]\nname = \"A\"\n[[vpg]]\nname = \"v\"\nrecovery_site = \"a\"\ncadence = \"2s\"\nvms = [\"x\"]\nstatus = \"4\"\n"))
 	if err != nil {
 		t.Fatal(err)

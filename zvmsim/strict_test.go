@@ -63,6 +63,7 @@ func strictServer(t *testing.T, strict Strict) (*TestServer, *client) {
 }
 
 func TestClockOffset(t *testing.T) {
+	t.Parallel()
 	for _, off := range []time.Duration{-2 * time.Minute, time.Hour} {
 		t.Run(off.String(), func(t *testing.T) {
 			ts, c := strictServer(t, Strict{ClockOffset: SignedDuration(off)})
@@ -95,6 +96,7 @@ func TestClockOffset(t *testing.T) {
 }
 
 func TestStrictAnswers(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		strict Strict
@@ -142,6 +144,7 @@ func TestStrictAnswers(t *testing.T) {
 }
 
 func TestSeveralVPGsAndAmbiguousNames(t *testing.T) {
+	t.Parallel()
 	ts, c := strictServer(t, Strict{})
 	var rows []wireVM
 	c.get("/v1/vms?vmIdentifier="+url.QueryEscape(ts.VMIdentifier("shared")), &rows)
@@ -155,6 +158,7 @@ func TestSeveralVPGsAndAmbiguousNames(t *testing.T) {
 }
 
 func TestTagsAtOnceAndTickFailures(t *testing.T) {
+	t.Parallel()
 	ts, c := strictServer(t, Strict{TagsAtOnce: true})
 	// On a 1h journal the tag is written when accepted.
 	task := c.post("/v1/vpgs/"+ts.VPGIdentifier("c")+"/checkpoints", map[string]string{"checkpointName": "now"})
@@ -182,6 +186,7 @@ func TestTagsAtOnceAndTickFailures(t *testing.T) {
 }
 
 func TestClientCredentialsWithoutRefreshToken(t *testing.T) {
+	t.Parallel()
 	for _, strict := range []bool{false, true} {
 		ts, c := strictServer(t, Strict{NoClientCredentialsRefresh: strict})
 		_ = ts
@@ -195,6 +200,7 @@ func TestClientCredentialsWithoutRefreshToken(t *testing.T) {
 }
 
 func TestHabits(t *testing.T) {
+	t.Parallel()
 	if h := (Strict{}).Habits(); len(h) != 0 {
 		t.Errorf("friendly simulator: habits %q", h)
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 func TestTLSTestServer(t *testing.T) {
+	t.Parallel()
 	ts := NewTLSTestServer(t, nil)
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(ts.CAPEM) {

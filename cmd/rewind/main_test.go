@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rewind-dev/rewind/cmd/internal/cli"
 	"github.com/rewind-dev/rewind/cmd/internal/hookfront"
@@ -66,21 +67,42 @@ func TestScript(t *testing.T) {
 
 // cmdSim starts the ZVM simulator in-process for the rest of the script:
 //
-//	sim [scenario.toml]
+//	sim [-cadence VPG=DURATION]... [scenario.toml]
 //
 // It listens on a free loopback port and sets REWIND_ZVM_URL and the
 // client_credentials of the scenario's first confidential client (the
 // default scenario's "rewind-hook", the hook's client of least privilege),
-// so that rewind finds it as a real ZVM.
+// so that rewind finds it as a real ZVM. -cadence sets a VPG's journal
+// cadence, so that a script whose protected call waits for the next tick
+// of the default lab's 5 s journal need not.
 func cmdSim(ts *testscript.TestScript, neg bool, args []string) {
+	cadences := map[string]time.Duration{}
+	for len(args) >= 2 && args[0] == "-cadence" {
+		vpg, d, ok := strings.Cut(args[1], "=")
+		cadence, err := time.ParseDuration(d)
+		if !ok || err != nil {
+			ts.Fatalf("sim: -cadence %q: want VPG=DURATION", args[1])
+		}
+		cadences[vpg], args = cadence, args[2:]
+	}
 	if neg || len(args) > 1 {
-		ts.Fatalf("usage: sim [scenario.toml]")
+		ts.Fatalf("usage: sim [-cadence VPG=DURATION]... [scenario.toml]")
 	}
 	sc := zvmsim.DefaultScenario()
 	if len(args) == 1 {
 		var err error
 		sc, err = zvmsim.LoadScenario(ts.MkAbs(args[0]))
 		ts.Check(err)
+	}
+	for i := range sc.VPGs {
+		if d, ok := cadences[sc.VPGs[i].Name]; ok {
+			// The first tick too comes one cadence after the start.
+			sc.VPGs[i].Cadence, sc.VPGs[i].Phase = zvmsim.Duration(d), zvmsim.Duration(d)
+			delete(cadences, sc.VPGs[i].Name)
+		}
+	}
+	for vpg := range cadences {
+		ts.Fatalf("sim: -cadence: no VPG %q in the scenario", vpg)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	ts.Check(err)

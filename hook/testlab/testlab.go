@@ -68,6 +68,9 @@ func New(t testing.TB, o Options) *Lab {
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, "[hook]\nbudget = %q\n%s", o.Budget, o.Extra), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// The token cache lives in the user cache folder, which zvm finds in
+	// the environment the hook is given (Getenv), as the hook does in use:
+	// a lab changes nothing in the process's own, so labs run in parallel.
 	cache := filepath.Join(dir, "cache")
 	state := filepath.Join(dir, "state")
 	return &Lab{Sim: sim, Dir: dir, Log: audit.Open(state), Vars: map[string]string{

@@ -32,6 +32,11 @@ func TestLab(t *testing.T) {
 	if r.Checkpoints[0].VPG != "fast" {
 		t.Errorf("record %+v, want a checkpoint on VPG fast", r)
 	}
+	// The token the call got is cached in the lab's cache folder, found
+	// through the lab's environment.
+	if files, _ := filepath.Glob(filepath.Join(l.Getenv("XDG_CACHE_HOME"), "rewind", "zvm-tokens", "*.json")); len(files) != 1 {
+		t.Errorf("token cache files %v, want one in the lab's cache folder", files)
+	}
 	if recs := l.Records(t); len(recs) != 1 || recs[0].ID != r.ID || recs[0].Decision != audit.DecisionProtected {
 		t.Errorf("log %+v, want the protected call", recs)
 	}

@@ -83,6 +83,7 @@ var seeds = []string{
 }
 
 func TestKeysAgreesWithDecoder(t *testing.T) {
+	t.Parallel()
 	for _, s := range seeds {
 		want, wantDepths, ok := decoderKeys([]byte(s))
 		if !ok {
@@ -98,6 +99,7 @@ func TestKeysAgreesWithDecoder(t *testing.T) {
 // TestKeysStops checks that fn is not called again once it returned false,
 // also for the keys whose values hold the key it stopped at.
 func TestKeysStops(t *testing.T) {
+	t.Parallel()
 	var got []string
 	Keys([]byte(`{"a":{"b":{"c":1,"d":2}},"e":3}`), func(k Key) bool {
 		got = append(got, k.Name)
@@ -109,6 +111,7 @@ func TestKeysStops(t *testing.T) {
 }
 
 func TestMember(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in, key, want string
 		ok            bool

@@ -17,6 +17,7 @@ func members(data string) []string {
 }
 
 func TestMembers(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 	tests := []struct {
 		name, in string
@@ -49,6 +50,7 @@ func TestMembers(t *testing.T) {
 }
 
 func TestMembersStops(t *testing.T) {
+	t.Parallel()
 	n := 0
 	Members([]byte(`{"a": 1, "b": 2, "c": 3}`), func(string, []byte) bool {
 		n++

@@ -7,7 +7,7 @@ package zvmconf
 
 import (
 	"fmt"
-	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -160,19 +160,127 @@ func (s Settings) Problems() []Problem {
 	return ps
 }
 
-// CheckURL says what is wrong with a ZVM URL, or "" when it can work.
+// CheckURL says what is wrong with a ZVM URL, or "" when it can work. It
+// reads the URL itself, not with net/url, which would link net/netip into
+// the hook that reads every config: it takes a subset of what net/url
+// parses (http or https, a host name, IPv4 or bracketed IPv6 address, an
+// optional port of digits, then any path, query and fragment with valid
+// escapes), which a fuzz test holds it to.
 func CheckURL(s string) string {
-	u, err := url.Parse(s)
-	switch {
-	case !strings.Contains(s, "://"):
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
 		return fmt.Sprintf("%q has no scheme: write it as https://%s", redactUserinfo(s), strings.TrimPrefix(redactUserinfo(s), "//"))
-	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+	}
+	auth := rest
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		auth = rest[:i]
+	}
+	user, host, hasUser := strings.Cut(auth, "@")
+	if !hasUser {
+		host = auth
+	}
+	scheme = strings.ToLower(scheme)
+	if scheme != "https" && scheme != "http" || !validHostPort(host) || !validURIText(s) || hasUser && strings.Trim(user, userinfoChars) != "" {
 		return `want an http or https URL such as "https://zvm.lab.local"`
-	case u.User != nil:
+	}
+	if hasUser {
 		return "the URL must not carry credentials: use username and password_file, or client_id and client_secret_file"
 	}
 	return ""
 }
+
+const (
+	hostChars     = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_~"
+	userinfoChars = hostChars + "!$&'()*+,;=:%"
+)
+
+// validHostPort reports whether s is a host name or IPv4 address, or an
+// IPv6 address in brackets, followed by an optional ":" and digits.
+func validHostPort(s string) bool {
+	host, port := s, ""
+	if strings.HasPrefix(s, "[") {
+		end := strings.IndexByte(s, ']')
+		if end < 0 {
+			return false
+		}
+		host, port = s[1:end], s[end+1:]
+		if !isIPv6(host) {
+			return false
+		}
+	} else {
+		if i := strings.IndexByte(s, ':'); i >= 0 {
+			host, port = s[:i], s[i:]
+		}
+		if strings.Trim(host, hostChars) != "" {
+			return false
+		}
+	}
+	return host != "" && (port == "" || port[0] == ':' && strings.Trim(port[1:], "0123456789") == "")
+}
+
+// isIPv6 reports whether s is an IPv6 address without a zone: eight
+// groups of up to four hexadecimal digits, the last two of which may be
+// an IPv4 address, with "::" standing for one or more groups of zeros.
+func isIPv6(s string) bool {
+	head, tail, elided := strings.Cut(s, "::")
+	groups := 0
+	for i, part := range []string{head, tail} {
+		if part == "" {
+			continue
+		}
+		words := strings.Split(part, ":")
+		for j, w := range words {
+			last := i == 1 || !elided
+			switch {
+			case last && j == len(words)-1 && strings.Contains(w, "."):
+				if !isIPv4(w) {
+					return false
+				}
+				groups += 2
+			case len(w) < 1 || len(w) > 4 || strings.Trim(w, "0123456789abcdefABCDEF") != "":
+				return false
+			default:
+				groups++
+			}
+		}
+	}
+	if elided {
+		return groups < 8
+	}
+	return groups == 8
+}
+
+// isIPv4 reports whether s is four decimal numbers up to 255, dotted,
+// without leading zeros.
+func isIPv4(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 || n > 255 || p[0] == '+' || p[0] == '-' || len(p) > 1 && p[0] == '0' {
+			return false
+		}
+	}
+	return true
+}
+
+// validURIText reports whether s has no space, control character or byte
+// past ASCII, and a "%" only before two hexadecimal digits.
+func validURIText(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c <= ' ' || c >= 0x7f:
+			return false
+		case c == '%' && (i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2])):
+			return false
+		}
+	}
+	return true
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
 
 // redactUserinfo drops what stands before an "@" in s, which may be a
 // password, for an error text.

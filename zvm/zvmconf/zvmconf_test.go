@@ -1,6 +1,7 @@
 package zvmconf
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -52,4 +53,55 @@ func TestProblems(t *testing.T) {
 			t.Errorf("%+v: %v, want %q", tt.s, ps, tt.want)
 		}
 	}
+}
+
+func TestCheckURL(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ url, want string }{
+		{"https://zvm.lab.local", ""},
+		{"HTTPS://zvm.lab.local:9669/", ""},
+		{"http://10.0.0.5:9080/v1?x=1#top", ""},
+		{"https://[fd00::5]:9669", ""},
+		{"https://[::ffff:10.0.0.5]", ""},
+		{"http://[:]", "want an http or https URL"},
+		{"http://[1::2::3]", "want an http or https URL"},
+		{"http://[::1.2.3.256]", "want an http or https URL"},
+		{"https://zvm:", ""},
+		{"zvm.lab.local", `"zvm.lab.local" has no scheme`},
+		{"//zvm", `"//zvm" has no scheme: write it as https://zvm`},
+		{"ftp://zvm", "want an http or https URL"},
+		{"https://", "want an http or https URL"},
+		{"https:///path", "want an http or https URL"},
+		{"https://zvm:96x9", "want an http or https URL"},
+		{"https://zvm lab", "want an http or https URL"},
+		{"https://zvm/%zz", "want an http or https URL"},
+		{"https://[fd00::5", "want an http or https URL"},
+		{"https://zvm\x00", "want an http or https URL"},
+		{"https://admin:pw@zvm", "the URL must not carry credentials"},
+		{"https://admin@zvm", "the URL must not carry credentials"},
+	}
+	for _, tt := range tests {
+		got := CheckURL(tt.url)
+		if tt.want == "" && got != "" || tt.want != "" && !strings.HasPrefix(got, tt.want) {
+			t.Errorf("CheckURL(%q) = %q, want %q", tt.url, got, tt.want)
+		}
+	}
+}
+
+// FuzzCheckURL holds CheckURL to net/url, which it reads URLs without: a
+// URL it takes, net/url parses as an http or https URL with a host and no
+// user.
+func FuzzCheckURL(f *testing.F) {
+	for _, s := range []string{"https://zvm.lab.local:9669/zvm", "http://[::1]:80", "https://a@b", "https://zvm/%41?q#f", "HTTP://x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if CheckURL(s) != "" {
+			return
+		}
+		u, err := url.Parse(s)
+		if err != nil || u.Scheme != "http" && u.Scheme != "https" || u.Host == "" || u.User != nil {
+			t.Fatalf("CheckURL(%q) takes it; net/url: %+v, %v", s, u, err)
+		}
+	})
 }

@@ -56,6 +56,7 @@ func (l *lab) line(t *testing.T, session string, color bool) string {
 }
 
 func TestLine(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	if got, want := l.line(t, "s1", false), "rewind ✗ not guarding here · rewind install"; got != want {
 		t.Errorf("nothing installed: %q, want %q", got, want)
@@ -104,6 +105,7 @@ func TestLine(t *testing.T) {
 }
 
 func TestRun(t *testing.T) {
+	t.Parallel()
 	l := newLab(t)
 	l.install(t, true)
 	for _, tt := range []struct{ in, want string }{
