@@ -159,7 +159,7 @@ func (e *Event) Call() policy.Call {
 }
 
 // ErrTooLarge is returned by Decode for an event over MaxEventSize bytes.
-var ErrTooLarge = fmt.Errorf("hook event is larger than %d bytes", MaxEventSize)
+var ErrTooLarge = errors.New("hook event is larger than " + strconv.Itoa(MaxEventSize) + " bytes")
 
 // ErrNotPreToolUse is matched, through errors.Is, by the *EventError Decode
 // returns for any event other than PreToolUse.

@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -213,13 +214,15 @@ func ifCommand(words []windowsWord) []windowsWord {
 	if strings.Contains(words[0].text, "==") {
 		return words[1:]
 	}
-	if len(words) > 2 && comparison[strings.ToUpper(words[1].text)] {
+	if len(words) > 2 && comparison()[strings.ToUpper(words[1].text)] {
 		return words[3:]
 	}
 	return words[min(1, len(words)):]
 }
 
-var comparison = map[string]bool{"EQU": true, "NEQ": true, "LSS": true, "LEQ": true, "GTR": true, "GEQ": true, "==": true}
+var comparison = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"EQU": true, "NEQ": true, "LSS": true, "LEQ": true, "GTR": true, "GEQ": true, "==": true}
+})
 
 // isRedirection reports whether a word is a redirection of cmd.exe:
 // >FILE, >>FILE, <FILE, 2>FILE, 2>&1.
@@ -230,7 +233,7 @@ func isRedirection(w string) bool {
 
 // cmdVariable is a variable cmd.exe expands: %NAME%, or !NAME! with
 // delayed expansion.
-var cmdVariable = regexp.MustCompile(`%[^%\s]+%|![^!\s]+!`)
+var cmdVariable = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`%[^%\s]+%|![^!\s]+!`) })
 
 // writeWords writes words as one command, each quoted for the shell
 // analysis, a variable as a part known only at run time.
@@ -242,7 +245,7 @@ func writeWords(b *strings.Builder, words []windowsWord) {
 		if k > 0 {
 			b.WriteByte(' ')
 		}
-		parts := cmdVariable.Split(w.text, -1)
+		parts := cmdVariable().Split(w.text, -1)
 		for j, part := range parts {
 			if j > 0 {
 				b.WriteString(`"$__rewind_cmd_variable"`)

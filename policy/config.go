@@ -56,13 +56,9 @@ type Config struct {
 	// secrets and tokens where it runs; a call that reads one is asked.
 	// Find fills it in.
 	SecretFiles []string
-	// Binaries are rewind's own binaries where it runs: the running
-	// executable and the one beside it (rewind, rewind-hook), those the
-	// installed hooks run (recorded in the state folder's installs.json),
-	// and rewind and rewind-hook in every folder of $PATH, where a new one
-	// would shadow the installed one. A write to one is asked as a write
-	// to rewind's own files; Find fills it in.
-	Binaries []string
+	// binaries finds rewind's own binaries where it runs (see Binaries);
+	// Find sets it.
+	binaries func() []string
 	// PathEnv is $PATH where rewind runs, in which a command's name is
 	// looked up to tell whether it runs rewind under another name; Find
 	// fills it in.
@@ -74,6 +70,20 @@ type Config struct {
 	// loose marks the rules of a config that failed to load, read
 	// leniently (see looseRules).
 	loose bool
+}
+
+// Binaries returns rewind's own binaries where it runs: the running
+// executable and the one beside it (rewind, rewind-hook), those the
+// installed hooks run (recorded in the state folder's installs.json), and
+// rewind and rewind-hook in every folder of $PATH, where a new one would
+// shadow the installed one. A write to one is asked as a write to
+// rewind's own files. They are looked for on first use: most calls copy
+// and write no file, and never ask.
+func (c *Config) Binaries() []string {
+	if c.binaries == nil {
+		return nil
+	}
+	return c.binaries()
 }
 
 // ZertoConfig holds the [zerto] table as written in the file; it is the

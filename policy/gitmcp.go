@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A git MCP server's tools move the working tree as git's commands do:
@@ -16,13 +17,15 @@ import (
 
 // gitToolVerbs are the tool names' words, without "git", and the git
 // subcommand each is.
-var gitToolVerbs = map[string]string{
-	"reset": "reset", "checkout": "checkout", "switch": "switch", "restore": "restore", "merge": "merge",
-	"pull": "pull", "rebase": "rebase", "cherry pick": "cherry-pick", "cherrypick": "cherry-pick",
-	"revert": "revert", "stash": "stash", "stash pop": "stash pop", "stash apply": "stash apply",
-	"stash push": "stash push", "stash save": "stash push", "clean": "clean", "switch branch": "switch",
-	"checkout branch": "checkout", "reset hard": "reset --hard", "hard reset": "reset --hard",
-}
+var gitToolVerbs = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"reset": "reset", "checkout": "checkout", "switch": "switch", "restore": "restore", "merge": "merge",
+		"pull": "pull", "rebase": "rebase", "cherry pick": "cherry-pick", "cherrypick": "cherry-pick",
+		"revert": "revert", "stash": "stash", "stash pop": "stash pop", "stash apply": "stash apply",
+		"stash push": "stash push", "stash save": "stash push", "clean": "clean", "switch branch": "switch",
+		"checkout branch": "checkout", "reset hard": "reset --hard", "hard reset": "reset --hard",
+	}
+})
 
 // Keys of a git tool's input, folded as MCP keys are.
 var (
@@ -42,7 +45,7 @@ func (p *Policy) gitToolCommand(tool string, in *toolInput, cwd string) (subject
 	if len(words) == len(name.words) && !slices.Contains(name.serverWords, "git") {
 		return subject{}, "", false
 	}
-	verb, ok := gitToolVerbs[strings.Join(words, " ")]
+	verb, ok := gitToolVerbs()[strings.Join(words, " ")]
 	if !ok {
 		return subject{}, "", false
 	}

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // git commands that put the working tree back, move it to another commit
@@ -83,8 +84,10 @@ type gitClean struct {
 
 // gitGlobalValueOpts are git's own options that take a value, before the
 // subcommand.
-var gitGlobalValueOpts = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
-	"--exec-path": true, "--config-env": true, "--super-prefix": true, "--list-cmds": true, "--attr-source": true}
+var gitGlobalValueOpts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+		"--exec-path": true, "--config-env": true, "--super-prefix": true, "--list-cmds": true, "--attr-source": true}
+})
 
 // gitCommand is a git invocation read for its subcommand.
 type gitCommand struct {
@@ -113,7 +116,7 @@ func readGit(s *subject) gitCommand {
 		a := s.args[i]
 		name, _, hasValue := strings.Cut(a, "=")
 		switch {
-		case gitGlobalValueOpts[a] && i+1 < len(s.args):
+		case gitGlobalValueOpts()[a] && i+1 < len(s.args):
 			i++
 			v := s.args[i]
 			if a == "-C" {
@@ -128,7 +131,7 @@ func readGit(s *subject) gitCommand {
 			} else if a != "--namespace" && a != "--exec-path" && a != "--list-cmds" {
 				g.opaque = true
 			}
-		case hasValue && gitGlobalValueOpts[name]:
+		case hasValue && gitGlobalValueOpts()[name]:
 			g.opaque = true
 		case strings.HasPrefix(a, "-"):
 			if a == "--bare" {

@@ -3,6 +3,7 @@ package policy
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A Jupyter cell is Python with IPython's own syntax around it, and that
@@ -44,38 +45,40 @@ const (
 // ipythonMagics are IPython's built-in magics by what they run, from
 // IPython's magics modules (IPython/core/magics/*.py) and the aliases it
 // defines on POSIX systems (IPython/core/alias.py).
-var ipythonMagics = map[string]magicKind{
-	// Shell commands.
-	"sx": magicShell, "system": magicShell, "sc": magicShell, "!": magicShell,
-	"cd": magicCommand, "pushd": magicCommand, "popd": magicCommand, "ls": magicCommand, "ll": magicCommand,
-	"lf": magicCommand, "lk": magicCommand, "lx": magicCommand, "ldir": magicCommand, "cat": magicCommand,
-	"cp": magicCommand, "mv": magicCommand, "rm": magicCommand, "mkdir": magicCommand, "rmdir": magicCommand,
-	"ln": magicCommand, "less": magicCommand, "more": magicCommand, "man": magicCommand, "clear": magicCommand,
-	"pip": magicCommand, "conda": magicCommand, "mamba": magicCommand, "micromamba": magicCommand, "uv": magicCommand,
-	"env": magicEnv, "set_env": magicEnv, "run": magicRun,
-	// Python.
-	"time": magicPython, "timeit": magicPython, "prun": magicPython, "debug": magicPython,
-	"capture": magicCell,
-	// Nothing of the text runs.
-	"matplotlib": magicNone, "load_ext": magicNone, "reload_ext": magicNone, "unload_ext": magicNone,
-	"autoreload": magicNone, "aimport": magicNone, "config": magicNone, "who": magicNone, "who_ls": magicNone,
-	"whos": magicNone, "pwd": magicNone, "history": magicNone, "hist": magicNone, "precision": magicNone,
-	"xmode": magicNone, "pinfo": magicNone, "pinfo2": magicNone, "pdoc": magicNone, "pdef": magicNone,
-	"psource": magicNone, "pfile": magicNone, "psearch": magicNone, "lsmagic": magicNone, "magic": magicNone,
-	"quickref": magicNone, "reset": magicNone, "reset_selective": magicNone, "xdel": magicNone,
-	"dirs": magicNone, "dhist": magicNone, "bookmark": magicNone, "page": magicNone, "pprint": magicNone,
-	"colors": magicNone, "autoindent": magicNone, "automagic": magicNone, "autocall": magicNone,
-	"doctest_mode": magicNone, "gui": magicNone, "tb": magicNone, "unalias": magicNone,
-	"connect_info": magicNone, "qtconsole": magicNone, "notebook": magicNone, "load": magicNone,
-	"loadpy": magicNone, "save": magicNone, "logstart": magicNone, "logstop": magicNone, "logon": magicNone,
-	"logoff": magicNone, "logstate": magicNone, "pastebin": magicNone, "alias_magic": magicNone,
-	"killbgscripts": magicNone, "pdb": magicNone, "store": magicNone, "html": magicNone, "HTML": magicNone,
-	"javascript": magicNone, "js": magicNone, "latex": magicNone, "markdown": magicNone, "svg": magicNone,
-	// Cell magics.
-	"script": magicScript, "writefile": magicWrite, "file": magicWrite,
-	"bash": magicLang, "sh": magicLang, "zsh": magicLang, "python": magicLang, "python2": magicLang,
-	"python3": magicLang, "pypy": magicLang, "perl": magicLang, "ruby": magicLang,
-}
+var ipythonMagics = sync.OnceValue(func() map[string]magicKind {
+	return map[string]magicKind{
+		// Shell commands.
+		"sx": magicShell, "system": magicShell, "sc": magicShell, "!": magicShell,
+		"cd": magicCommand, "pushd": magicCommand, "popd": magicCommand, "ls": magicCommand, "ll": magicCommand,
+		"lf": magicCommand, "lk": magicCommand, "lx": magicCommand, "ldir": magicCommand, "cat": magicCommand,
+		"cp": magicCommand, "mv": magicCommand, "rm": magicCommand, "mkdir": magicCommand, "rmdir": magicCommand,
+		"ln": magicCommand, "less": magicCommand, "more": magicCommand, "man": magicCommand, "clear": magicCommand,
+		"pip": magicCommand, "conda": magicCommand, "mamba": magicCommand, "micromamba": magicCommand, "uv": magicCommand,
+		"env": magicEnv, "set_env": magicEnv, "run": magicRun,
+		// Python.
+		"time": magicPython, "timeit": magicPython, "prun": magicPython, "debug": magicPython,
+		"capture": magicCell,
+		// Nothing of the text runs.
+		"matplotlib": magicNone, "load_ext": magicNone, "reload_ext": magicNone, "unload_ext": magicNone,
+		"autoreload": magicNone, "aimport": magicNone, "config": magicNone, "who": magicNone, "who_ls": magicNone,
+		"whos": magicNone, "pwd": magicNone, "history": magicNone, "hist": magicNone, "precision": magicNone,
+		"xmode": magicNone, "pinfo": magicNone, "pinfo2": magicNone, "pdoc": magicNone, "pdef": magicNone,
+		"psource": magicNone, "pfile": magicNone, "psearch": magicNone, "lsmagic": magicNone, "magic": magicNone,
+		"quickref": magicNone, "reset": magicNone, "reset_selective": magicNone, "xdel": magicNone,
+		"dirs": magicNone, "dhist": magicNone, "bookmark": magicNone, "page": magicNone, "pprint": magicNone,
+		"colors": magicNone, "autoindent": magicNone, "automagic": magicNone, "autocall": magicNone,
+		"doctest_mode": magicNone, "gui": magicNone, "tb": magicNone, "unalias": magicNone,
+		"connect_info": magicNone, "qtconsole": magicNone, "notebook": magicNone, "load": magicNone,
+		"loadpy": magicNone, "save": magicNone, "logstart": magicNone, "logstop": magicNone, "logon": magicNone,
+		"logoff": magicNone, "logstate": magicNone, "pastebin": magicNone, "alias_magic": magicNone,
+		"killbgscripts": magicNone, "pdb": magicNone, "store": magicNone, "html": magicNone, "HTML": magicNone,
+		"javascript": magicNone, "js": magicNone, "latex": magicNone, "markdown": magicNone, "svg": magicNone,
+		// Cell magics.
+		"script": magicScript, "writefile": magicWrite, "file": magicWrite,
+		"bash": magicLang, "sh": magicLang, "zsh": magicLang, "python": magicLang, "python2": magicLang,
+		"python3": magicLang, "pypy": magicLang, "perl": magicLang, "ruby": magicLang,
+	}
+})
 
 // ipythonPart is a piece of a cell: code in a language, or a reason to
 // ask.
@@ -120,7 +123,7 @@ func (w *mcpWords) readIPython(cell string, depth int) []ipythonPart {
 			parts = append(parts, w.lineMagic(assignedEscape(logical))...)
 		case strings.HasPrefix(trimmed, "%"):
 			parts = append(parts, w.lineMagic(strings.TrimLeft(logical, "%"))...)
-		case helpRE.MatchString(trimmed):
+		case helpRE().MatchString(trimmed):
 			// obj? and obj?? show help: nothing runs.
 		case single && automagic(trimmed):
 			// A cell of one line is read with automagic on, as IPython
@@ -145,12 +148,14 @@ func isEscapeLine(trimmed string) bool {
 
 // assignRE matches "name = !cmd" and "a, b = %sx cmd": the output of an
 // escape assigned to names.
-var assignRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*\s*=\s*([!%].*)$`)
+var assignRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\s*,\s*[A-Za-z_][A-Za-z0-9_]*)*\s*=\s*([!%].*)$`)
+})
 
 // assignedEscape returns the escape of an assignment from one, "" for
 // none: "!cmd" as "!cmd", "%sx cmd" as "sx cmd".
 func assignedEscape(line string) string {
-	m := assignRE.FindStringSubmatch(line)
+	m := assignRE().FindStringSubmatch(line)
 	if m == nil {
 		return ""
 	}
@@ -161,10 +166,12 @@ func assignedEscape(line string) string {
 }
 
 // helpRE matches IPython's help syntax: obj?, obj??, ?obj.
-var helpRE = regexp.MustCompile(`^(\?{1,2}[A-Za-z_][A-Za-z0-9_.]*|[A-Za-z_][A-Za-z0-9_.]*\?{1,2})\s*$`)
+var helpRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\?{1,2}[A-Za-z_][A-Za-z0-9_.]*|[A-Za-z_][A-Za-z0-9_.]*\?{1,2})\s*$`)
+})
 
 // identRE matches a Python name at the start of a line.
-var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
+var identRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`) })
 
 // automagic reports whether a line of a one-line cell is a magic called
 // without its %, as IPython's prefilter reads it with automagic on (its
@@ -173,7 +180,7 @@ var identRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*`)
 // an attribute ("time.sleep(1)"). A Python name that shadows the magic
 // is known only at run time: the line is read as the magic.
 func automagic(line string) bool {
-	name := identRE.FindString(line)
+	name := identRE().FindString(line)
 	if name == "" {
 		return false
 	}
@@ -184,7 +191,7 @@ func automagic(line string) bool {
 	if r := strings.TrimLeft(rest, " \t"); r != "" && (r[0] == '=' || r[0] == ',') {
 		return false
 	}
-	k, ok := ipythonMagics[name]
+	k, ok := ipythonMagics()[name]
 	return ok && k != magicNone && k != magicPython && k != magicLang
 }
 
@@ -221,12 +228,12 @@ func (w *mcpWords) lineMagic(line string) []ipythonPart {
 		return []ipythonPart{shellPart(strings.TrimLeft(rest, "!"))}
 	}
 	line = strings.TrimSpace(line)
-	name := identRE.FindString(line)
+	name := identRE().FindString(line)
 	if name == "" {
 		name, _, _ = strings.Cut(line, " ")
 	}
 	rest := strings.TrimSpace(line[len(name):])
-	switch ipythonMagics[name] {
+	switch ipythonMagics()[name] {
 	case magicNone:
 		return nil
 	case magicShell:
@@ -271,7 +278,7 @@ func (w *mcpWords) lineMagic(line string) []ipythonPart {
 func (w *mcpWords) cellMagic(head, body string, depth int) []ipythonPart {
 	name, args, _ := strings.Cut(strings.TrimSpace(head), " ")
 	args = strings.TrimSpace(args)
-	switch ipythonMagics[name] {
+	switch ipythonMagics()[name] {
 	case magicNone:
 		return nil
 	case magicShell:

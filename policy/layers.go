@@ -82,7 +82,8 @@ func Find(flagPath, cwd string, getenv func(string) string) (*Config, error) {
 	cfg.PathEnv = getenv("PATH")
 	cfg.SecretFiles = secretFiles(getenv)
 	cfg.OwnFiles = ownFiles(flagPath, userPath, getenv)
-	cfg.Binaries = rewindBinaries(getenv, cfg.PathEnv)
+	pathEnv := cfg.PathEnv
+	cfg.binaries = sync.OnceValue(func() []string { return rewindBinaries(getenv, pathEnv) })
 	// A trusted config is laid over the user's before the untrusted ones
 	// nearer than it tighten the result, so they are read first and
 	// applied after it.

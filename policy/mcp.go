@@ -866,7 +866,7 @@ func (w *mcpWords) typedText(v any, b *mcpBudget) (text string, unknown, ok bool
 
 // keyNameRE matches the names of keys as tmux and the terminal tools
 // write them: C-x, M-x, S-x, ^x, <NAME>.
-var keyNameRE = regexp.MustCompile(`^([CMS]-\S+|\^.|<[A-Za-z0-9_-]+>)$`)
+var keyNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([CMS]-\S+|\^.|<[A-Za-z0-9_-]+>)$`) })
 
 // keystrokeOf returns the kind of key a word names, "" for text; a name
 // of a key the table does not list makes text only the process knows.
@@ -874,7 +874,7 @@ func (w *mcpWords) keystrokeOf(s string) string {
 	if k := w.keystroke[strings.ToLower(s)]; k != "" {
 		return k
 	}
-	if keyNameRE.MatchString(s) {
+	if keyNameRE().MatchString(s) {
 		return keyOther
 	}
 	return ""

@@ -489,19 +489,23 @@ func psWrittenFiles(c *powershell.Command, p *Policy) []string {
 // psReaders are the cmdlets that read the files they are given, where
 // their paths are (named, and the position of the first), and whether they
 // read folders whole (with -Recurse for Copy-Item).
-var psReaders = map[string]struct {
+type psReadersEntry struct {
 	position int
 	whole    bool
 	values   []string
-}{
-	"get-content":      {0, false, []string{"Path", "LiteralPath", "TotalCount", "Tail", "Head", "First", "Last", "ReadCount", "Encoding", "Delimiter", "Filter", "Include", "Exclude", "Credential", "Stream"}},
-	"select-string":    {1, false, []string{"Pattern", "Path", "LiteralPath", "Include", "Exclude", "Encoding", "Context", "Culture", "InputObject"}},
-	"copy-item":        {0, false, []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}},
-	"import-csv":       {0, false, []string{"Path", "LiteralPath", "Delimiter", "Encoding", "Header", "Culture"}},
-	"import-clixml":    {0, false, []string{"Path", "LiteralPath", "First", "Skip"}},
-	"format-hex":       {0, false, []string{"Path", "LiteralPath", "Encoding", "Count", "Offset", "InputObject"}},
-	"compress-archive": {0, true, []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
 }
+
+var psReaders = sync.OnceValue(func() map[string]psReadersEntry {
+	return map[string]psReadersEntry{
+		"get-content":      {0, false, []string{"Path", "LiteralPath", "TotalCount", "Tail", "Head", "First", "Last", "ReadCount", "Encoding", "Delimiter", "Filter", "Include", "Exclude", "Credential", "Stream"}},
+		"select-string":    {1, false, []string{"Pattern", "Path", "LiteralPath", "Include", "Exclude", "Encoding", "Context", "Culture", "InputObject"}},
+		"copy-item":        {0, false, []string{"Path", "LiteralPath", "Destination", "Filter", "Include", "Exclude", "Credential", "ToSession", "FromSession"}},
+		"import-csv":       {0, false, []string{"Path", "LiteralPath", "Delimiter", "Encoding", "Header", "Culture"}},
+		"import-clixml":    {0, false, []string{"Path", "LiteralPath", "First", "Skip"}},
+		"format-hex":       {0, false, []string{"Path", "LiteralPath", "Encoding", "Count", "Offset", "InputObject"}},
+		"compress-archive": {0, true, []string{"Path", "LiteralPath", "DestinationPath", "CompressionLevel"}},
+	}
+})
 
 // psSecretReads asks about a cmdlet that reads rewind's secret files:
 // Get-Content (gc, cat, type), Select-String, Copy-Item, Import-Csv and
@@ -514,7 +518,7 @@ func (p *Policy) psSecretReads(c *powershell.Command, dir string) (Match, bool) 
 	name := strings.ToLower(c.Name)
 	var paths []string
 	whole := false
-	if r, ok := psReaders[name]; ok {
+	if r, ok := psReaders()[name]; ok {
 		whole = r.whole || name == "copy-item" && psHasParam(c, "Recurse")
 		for _, n := range []string{"Path", "LiteralPath", "PSPath", "LP"} {
 			if a, ok := c.Named(r.values, n); ok {
@@ -545,11 +549,15 @@ func (p *Policy) psSecretReads(c *powershell.Command, dir string) (Match, bool) 
 // psTreeCmdlets are the cmdlets that write what they are given as a
 // whole: a folder removed, moved, renamed or given an ACL takes what is
 // in it along.
-var psTreeCmdlets = map[string]bool{"remove-item": true, "move-item": true, "rename-item": true, "set-acl": true, "clear-item": true}
+var psTreeCmdlets = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"remove-item": true, "move-item": true, "rename-item": true, "set-acl": true, "clear-item": true}
+})
 
 // psPipelineSources are the cmdlets that pass on the items of the paths
 // they are given (the folder's own children for Get-ChildItem).
-var psPipelineSources = map[string]bool{"get-childitem": true, "get-item": true, "resolve-path": true, "get-itemproperty": true}
+var psPipelineSources = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"get-childitem": true, "get-item": true, "resolve-path": true, "get-itemproperty": true}
+})
 
 // psTrees returns the folders a cmdlet writes as a whole: the paths of
 // Remove-Item, Move-Item (its sources), Rename-Item and Set-Acl, the folder
@@ -582,7 +590,7 @@ func psTrees(c *powershell.Command) (out []tree, unknown string) {
 		return out
 	}
 	switch {
-	case psTreeCmdlets[name]:
+	case psTreeCmdlets()[name]:
 		roots := paths(c, spec, 0)
 		if len(roots) == 0 && c.Input != nil {
 			src := c.Input.From
@@ -590,7 +598,7 @@ func psTrees(c *powershell.Command) (out []tree, unknown string) {
 				src = src.Input.From
 			}
 			switch {
-			case src != nil && psPipelineSources[strings.ToLower(src.Name)]:
+			case src != nil && psPipelineSources()[strings.ToLower(src.Name)]:
 				roots = paths(src, psWrite{values: []string{"Path", "LiteralPath", "Filter", "Include", "Exclude", "Depth", "Credential", "Attributes", "Name"}}, 0)
 				if len(roots) == 0 {
 					roots = []string{"."}

@@ -3,6 +3,7 @@ package policy
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // HTTP clients reach the APIs of hypervisors as surely as their CLIs do:
@@ -32,26 +33,32 @@ const httpVia = "http request"
 // options that do.
 const curlShortValues = "AbcCdDeEFHKmoPQrTtuUwxXyYz"
 
-var curlValues = valueSet("--request", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode",
-	"--json", "--form", "--form-string", "--upload-file", "--header", "--user", "--user-agent", "--referer",
-	"--cookie", "--cookie-jar", "--dump-header", "--config", "--max-time", "--connect-timeout", "--write-out",
-	"--output", "--resolve", "--cacert", "--cert", "--key", "--proxy", "--retry", "--stderr", "--trace",
-	"--trace-ascii", "--unix-socket", "--range", "--url", "--oauth2-bearer", "--interface", "--limit-rate",
-	"--max-filesize", "--proxy-user", "--continue-at", "--quote", "--cert-type", "--key-type", "--ciphers",
-	"--aws-sigv4", "--variable", "--expand-url", "--expand-data", "--output-dir", "--etag-save", "--etag-compare",
-	"--hsts", "--alt-svc", "--connect-to", "--dns-servers", "--happy-eyeballs-timeout-ms", "--keepalive-time")
+var curlValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("--request", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode",
+		"--json", "--form", "--form-string", "--upload-file", "--header", "--user", "--user-agent", "--referer",
+		"--cookie", "--cookie-jar", "--dump-header", "--config", "--max-time", "--connect-timeout", "--write-out",
+		"--output", "--resolve", "--cacert", "--cert", "--key", "--proxy", "--retry", "--stderr", "--trace",
+		"--trace-ascii", "--unix-socket", "--range", "--url", "--oauth2-bearer", "--interface", "--limit-rate",
+		"--max-filesize", "--proxy-user", "--continue-at", "--quote", "--cert-type", "--key-type", "--ciphers",
+		"--aws-sigv4", "--variable", "--expand-url", "--expand-data", "--output-dir", "--etag-save", "--etag-compare",
+		"--hsts", "--alt-svc", "--connect-to", "--dns-servers", "--happy-eyeballs-timeout-ms", "--keepalive-time")
+})
 
 // wgetValues are wget's options that take the next word as a value.
-var wgetValues = valueSet("-O", "-o", "-a", "-e", "-i", "-P", "-U", "-t", "-T", "-w", "-Q", "-l", "-A", "-R",
-	"-D", "-I", "-X", "-B", "--method", "--body-data", "--body-file", "--post-data", "--post-file",
-	"--header", "--user", "--password", "--output-document", "--output-file", "--user-agent")
+var wgetValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-O", "-o", "-a", "-e", "-i", "-P", "-U", "-t", "-T", "-w", "-Q", "-l", "-A", "-R",
+		"-D", "-I", "-X", "-B", "--method", "--body-data", "--body-file", "--post-data", "--post-file",
+		"--header", "--user", "--password", "--output-document", "--output-file", "--user-agent")
+})
 
 // httpieValues are the options of HTTPie and xh that take a value.
-var httpieValues = valueSet("-a", "--auth", "-A", "--auth-type", "--session", "--session-read-only", "-o", "--output",
-	"--verify", "--cert", "--cert-key", "--cert-key-pass", "--proxy", "--timeout", "--max-redirects", "--pretty",
-	"-s", "--style", "-p", "--print", "--format-options", "--response-charset", "--response-mime", "--boundary",
-	"--ssl", "--ciphers", "--default-scheme", "--unix-socket", "--http-version", "--resolve", "--interface",
-	"--bearer", "--multipart-boundary")
+var httpieValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-a", "--auth", "-A", "--auth-type", "--session", "--session-read-only", "-o", "--output",
+		"--verify", "--cert", "--cert-key", "--cert-key-pass", "--proxy", "--timeout", "--max-redirects", "--pretty",
+		"-s", "--style", "-p", "--print", "--format-options", "--response-charset", "--response-mime", "--boundary",
+		"--ssl", "--ciphers", "--default-scheme", "--unix-socket", "--http-version", "--resolve", "--interface",
+		"--bearer", "--multipart-boundary")
+})
 
 // httpRequest is a request an HTTP client makes: its method (or its
 // source, when known only at run time) and URL.
@@ -276,7 +283,7 @@ func curlRequests(s *subject) []httpRequest {
 			}
 			i = len(s.args)
 		case strings.HasPrefix(a, "--"):
-			if curlValues[name] && !hasVal && i+1 < len(s.args) {
+			if curlValues()[name] && !hasVal && i+1 < len(s.args) {
 				i++
 				val = s.args[i]
 				hasVal = true
@@ -352,7 +359,7 @@ func wgetRequests(s *subject) []httpRequest {
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		dyn := s.dynamic(i)
-		if wgetValues[name] && !hasVal && i+1 < len(s.args) {
+		if wgetValues()[name] && !hasVal && i+1 < len(s.args) {
 			i++
 			val, dyn = s.args[i], s.dynamic(i)
 		}
@@ -391,7 +398,7 @@ func httpieRequests(s *subject) []httpRequest {
 		case "-f", "--form", "--raw", "--multipart":
 			q.defaultWrite = true
 		}
-		if httpieValues[name] && !hasVal {
+		if httpieValues()[name] && !hasVal {
 			i++
 		}
 	}

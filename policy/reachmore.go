@@ -3,6 +3,7 @@ package policy
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // More remote shells: each runs the command it is given on a host, as ssh
@@ -78,21 +79,23 @@ func destination(r *reach, s *subject, i int) {
 }
 
 // tshValues are the options of tsh and tsh ssh that take a value.
-var tshValues = valueSet("-l", "--login", "--proxy", "--user", "--ttl", "-i", "--identity", "--cert-format",
-	"--auth", "--bind-addr", "-J", "--jumphost", "--mfa-mode", "--piv-slot", "-p", "--port", "-L", "--forward",
-	"-R", "--remote-forward", "-D", "--dynamic-forward", "--cluster", "-o", "--option", "--log-dir",
-	"--request-reason", "--request-id", "--request-mode", "--search", "--query", "--callback", "--browser")
+var tshValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-l", "--login", "--proxy", "--user", "--ttl", "-i", "--identity", "--cert-format",
+		"--auth", "--bind-addr", "-J", "--jumphost", "--mfa-mode", "--piv-slot", "-p", "--port", "-L", "--forward",
+		"-R", "--remote-forward", "-D", "--dynamic-forward", "--cluster", "-o", "--option", "--log-dir",
+		"--request-reason", "--request-id", "--request-mode", "--search", "--query", "--callback", "--browser")
+})
 
 // tshReach reads Teleport's tsh ssh [options] [user@]host [command...]. A
 // host given by labels (env=prod), --search or --query names every node
 // that matches, known only at run time.
 func tshReach(s *subject) (reach, bool) {
-	i, ok := subcommandAt(s, 0, tshValues, "ssh")
+	i, ok := subcommandAt(s, 0, tshValues(), "ssh")
 	if !ok {
 		return reach{}, false
 	}
 	r := reach{family: "teleport"}
-	dest := wordsAfterOptions(s, i+1, tshValues)
+	dest := wordsAfterOptions(s, i+1, tshValues())
 	if hasOption(s, "--search", "--query") || dest < len(s.args) && strings.Contains(s.args[dest], "=") {
 		r.unknown = true
 	} else {
@@ -207,17 +210,19 @@ func boltReach(s *subject) (reach, bool) {
 }
 
 // pyinfraValues are the options of pyinfra that take a value.
-var pyinfraValues = valueSet("--user", "--port", "--key", "--key-password", "--password", "--sudo-user",
-	"--su-user", "--parallel", "--group-data", "--config", "--chdir", "--data", "--limit", "--shell-executable",
-	"--retry", "--retry-delay", "--ssh-user", "--ssh-port", "--ssh-key", "--ssh-key-password", "--ssh-password",
-	"--winrm-username", "--winrm-password", "--winrm-port", "--winrm-transport", "--diff")
+var pyinfraValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("--user", "--port", "--key", "--key-password", "--password", "--sudo-user",
+		"--su-user", "--parallel", "--group-data", "--config", "--chdir", "--data", "--limit", "--shell-executable",
+		"--retry", "--retry-delay", "--ssh-user", "--ssh-port", "--ssh-key", "--ssh-key-password", "--ssh-password",
+		"--winrm-username", "--winrm-password", "--winrm-port", "--winrm-transport", "--diff")
+})
 
 // pyinfraReach reads pyinfra INVENTORY OPERATIONS: the inventory is a
 // list of hosts (web-01,web-02), or a file, a connector (@docker/...)
 // or --limit's pick, known only at run time; exec -- COMMAND runs COMMAND
 // on each host.
 func pyinfraReach(s *subject) (reach, bool) {
-	inv := wordsAfterOptions(s, 0, pyinfraValues)
+	inv := wordsAfterOptions(s, 0, pyinfraValues())
 	if inv >= len(s.args) {
 		return reach{}, false
 	}
@@ -236,9 +241,9 @@ func pyinfraReach(s *subject) (reach, bool) {
 		r.hosts = nil
 	}
 	r.via = "pyinfra " + strings.Join(r.hosts, ",")
-	op := wordsAfterOptions(s, inv+1, pyinfraValues)
+	op := wordsAfterOptions(s, inv+1, pyinfraValues())
 	if op < len(s.args) && !s.dynamic(op) && s.args[op] == "exec" {
-		if cmd := wordsAfterOptions(s, op+1, pyinfraValues); cmd < len(s.args) {
+		if cmd := wordsAfterOptions(s, op+1, pyinfraValues()); cmd < len(s.args) {
 			r.code, r.known = codeOf(s, cmd), true
 		}
 	}
@@ -274,21 +279,23 @@ func fabReach(s *subject) (reach, bool) {
 
 // knifeValues are the options of knife ssh and knife winrm that take a
 // value.
-var knifeValues = valueSet("-x", "--ssh-user", "-P", "--ssh-password", "-p", "--ssh-port", "-G", "--ssh-gateway",
-	"-i", "--ssh-identity-file", "-a", "--attribute", "-C", "--concurrency", "-c", "--config", "-s", "--server-url",
-	"-u", "--user", "-k", "--key", "-E", "--environment", "--winrm-user", "--winrm-password", "--winrm-port",
-	"--winrm-transport", "--winrm-shell", "--winrm-authentication-protocol", "--prefix-attribute",
-	"--ssh-gateway-identity", "--ssh-timeout", "--exit-on-error", "-F", "--format", "--profile")
+var knifeValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-x", "--ssh-user", "-P", "--ssh-password", "-p", "--ssh-port", "-G", "--ssh-gateway",
+		"-i", "--ssh-identity-file", "-a", "--attribute", "-C", "--concurrency", "-c", "--config", "-s", "--server-url",
+		"-u", "--user", "-k", "--key", "-E", "--environment", "--winrm-user", "--winrm-password", "--winrm-port",
+		"--winrm-transport", "--winrm-shell", "--winrm-authentication-protocol", "--prefix-attribute",
+		"--ssh-gateway-identity", "--ssh-timeout", "--exit-on-error", "-F", "--format", "--profile")
+})
 
 // knifeReach reads Chef's knife ssh QUERY COMMAND and knife winrm QUERY
 // COMMAND: QUERY is a search of the Chef server (its nodes known only at
 // run time), a node's name:NAME, or with -m a list of hosts.
 func knifeReach(s *subject) (reach, bool) {
-	sub := wordsAfterOptions(s, 0, knifeValues)
+	sub := wordsAfterOptions(s, 0, knifeValues())
 	if sub >= len(s.args) || s.dynamic(sub) || s.args[sub] != "ssh" && s.args[sub] != "winrm" {
 		return reach{}, false
 	}
-	q := wordsAfterOptions(s, sub+1, knifeValues)
+	q := wordsAfterOptions(s, sub+1, knifeValues())
 	if q >= len(s.args) {
 		return reach{}, false
 	}
@@ -310,19 +317,21 @@ func knifeReach(s *subject) (reach, bool) {
 		}
 	}
 	r.via = "knife " + s.args[sub] + " " + strings.Join(r.hosts, ",")
-	if cmd := wordsAfterOptions(s, q+1, knifeValues); cmd < len(s.args) {
+	if cmd := wordsAfterOptions(s, q+1, knifeValues()); cmd < len(s.args) {
 		r.code, r.known = lineOf(s, cmd), true
 	}
 	return r, true
 }
 
 // rshValues are the options of rsh, rlogin and rexec that take a value.
-var rshValues = valueSet("-l", "-k", "-p", "-e")
+var rshValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-l", "-k", "-p", "-e")
+})
 
 // rshReach reads rsh [-l user] host [command] (remsh, rexec alike) and
 // rlogin host: the command runs on the host; rlogin is a session.
 func rshReach(s *subject, name string) (reach, bool) {
-	dest := wordsAfterOptions(s, 0, rshValues)
+	dest := wordsAfterOptions(s, 0, rshValues())
 	if dest >= len(s.args) {
 		return reach{}, false
 	}
@@ -360,19 +369,21 @@ func valueSet(opts ...string) map[string]bool {
 }
 
 // virtctlValues are the options of virtctl that take a value.
-var virtctlValues = valueSet("-n", "--namespace", "--kubeconfig", "--context", "-i", "--identity-file",
-	"-l", "--username", "-p", "--port", "-t", "--local-ssh-opts", "-c", "--command", "--known-hosts",
-	"--local-ssh", "--address", "--proxy-address", "--vnc-type", "--vnc-path", "--timeout", "--as", "--server", "-s")
+var virtctlValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-n", "--namespace", "--kubeconfig", "--context", "-i", "--identity-file",
+		"-l", "--username", "-p", "--port", "-t", "--local-ssh-opts", "-c", "--command", "--known-hosts",
+		"--local-ssh", "--address", "--proxy-address", "--vnc-type", "--vnc-path", "--timeout", "--as", "--server", "-s")
+})
 
 // virtctlReach reads KubeVirt's virtctl ssh [user@][vm/|vmi/]NAME[.NS]
 // --command CMD (and kubectl virt ssh): CMD runs on the VM NAME; without
 // it, a session.
 func virtctlReach(s *subject, from int, via string) (reach, bool) {
-	sub, ok := subcommandAt(s, from, virtctlValues, "ssh")
+	sub, ok := subcommandAt(s, from, virtctlValues(), "ssh")
 	if !ok {
 		return reach{}, false
 	}
-	dest := wordsAfterOptions(s, sub+1, virtctlValues)
+	dest := wordsAfterOptions(s, sub+1, virtctlValues())
 	if dest >= len(s.args) {
 		return reach{}, false
 	}
@@ -417,7 +428,9 @@ func prlctlReach(s *subject) (reach, bool) {
 }
 
 // hcloudValues are the options of hcloud server ssh that take a value.
-var hcloudValues = valueSet("-u", "--user", "-p", "--port", "--context", "--config", "-o", "--output", "--poll-interval")
+var hcloudValues = sync.OnceValue(func() map[string]bool {
+	return valueSet("-u", "--user", "-p", "--port", "--context", "--config", "-o", "--output", "--poll-interval")
+})
 
 // hcloudReach reads Hetzner's hcloud server ssh SERVER [COMMAND].
 func hcloudReach(s *subject) (reach, bool) {
@@ -425,7 +438,7 @@ func hcloudReach(s *subject) (reach, bool) {
 	if len(pos) < 3 || s.dynamic(pos[0]) || s.dynamic(pos[1]) || s.args[pos[0]] != "server" || s.args[pos[1]] != "ssh" {
 		return reach{}, false
 	}
-	dest := wordsAfterOptions(s, pos[1]+1, hcloudValues)
+	dest := wordsAfterOptions(s, pos[1]+1, hcloudValues())
 	if dest >= len(s.args) {
 		return reach{}, false
 	}

@@ -176,7 +176,7 @@ func (p *Policy) toolReadsSecret(tool string, in *toolInput, cwd string) (Match,
 	if len(p.cfg.SecretFiles) == 0 {
 		return Match{}, false
 	}
-	whole := readTools[tool]
+	whole := readTools()[tool]
 	paths := append([]string(nil), in.paths...)
 	for _, k := range []string{"paths", "absolute_path", "filePath", "dir_path", "directory", "file_paths"} {
 		switch v := in.obj[k].(type) {
@@ -219,22 +219,26 @@ func (p *Policy) toolReadsSecret(tool string, in *toolInput, cwd string) (Match,
 // are judged for rewind's secrets, so rewind install sends them to the
 // hook (see HookTools); true marks the tools that search the folder they
 // are given whole.
-var readTools = map[string]bool{
-	// Claude Code.
-	"Read": false, "NotebookRead": false, "LS": false, "Grep": true, "Glob": true,
-	// Gemini CLI.
-	"read_file": false, "read_many_files": false, "list_directory": false, "glob": true, "search_file_content": true,
-	// Kiro CLI, Cline, OpenCode, Copilot CLI.
-	"fs_read": false, "search_files": true, "list_files": false, "read": false, "grep": true, "list": false, "view": false,
-}
+var readTools = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		// Claude Code.
+		"Read": false, "NotebookRead": false, "LS": false, "Grep": true, "Glob": true,
+		// Gemini CLI.
+		"read_file": false, "read_many_files": false, "list_directory": false, "glob": true, "search_file_content": true,
+		// Kiro CLI, Cline, OpenCode, Copilot CLI.
+		"fs_read": false, "search_files": true, "list_files": false, "read": false, "grep": true, "list": false, "view": false,
+	}
+})
 
 // curlFileOpts are curl's options whose value names a file curl sends (as
 // @FILE or <FILE in -F), and whether the whole value is the file.
-var curlFileOpts = map[string]bool{
-	"-F": false, "--form": false, "--form-string": false, "-d": false, "--data": false, "--data-binary": false,
-	"--data-urlencode": false, "--json": false, "-H": false, "--header": false, "--proxy-header": false,
-	"-T": true, "--upload-file": true, "-K": true, "--config": true,
-}
+var curlFileOpts = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"-F": false, "--form": false, "--form-string": false, "-d": false, "--data": false, "--data-binary": false,
+		"--data-urlencode": false, "--json": false, "-H": false, "--header": false, "--proxy-header": false,
+		"-T": true, "--upload-file": true, "-K": true, "--config": true,
+	}
+})
 
 // sentFiles returns the files a command sends (reads and hands on) by
 // options: curl's -F name=@FILE and name=<FILE, -d/--data-binary/--json
@@ -244,15 +248,15 @@ func sentFiles(s *subject) []string {
 	var out []string
 	switch s.name {
 	case "curl":
-		opts := make([]string, 0, len(curlFileOpts))
-		for o := range curlFileOpts {
+		opts := make([]string, 0, len(curlFileOpts()))
+		for o := range curlFileOpts() {
 			opts = append(opts, o)
 		}
 		slices.Sort(opts)
 		for i := range s.args {
 			_, values := argWords(&subject{args: s.args[i:min(i+2, len(s.args))]}, opts)
 			for o, v := range values {
-				if curlFileOpts[o] {
+				if curlFileOpts()[o] {
 					if v != "-" && v != "." {
 						out = append(out, v)
 					}
@@ -310,7 +314,7 @@ func findReads(s *subject) bool {
 	for i, a := range s.args {
 		switch a {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(s.args) && !nameOnly()[filepath.Base(s.args[i+1])] && !findRemovesOnly[filepath.Base(s.args[i+1])] {
+			if i+1 < len(s.args) && !nameOnly()[filepath.Base(s.args[i+1])] && !findRemovesOnly()[filepath.Base(s.args[i+1])] {
 				return true
 			}
 		}
@@ -320,4 +324,6 @@ func findReads(s *subject) bool {
 
 // findRemovesOnly are commands find may run on what it finds that do not
 // read it.
-var findRemovesOnly = map[string]bool{"rm": true, "rmdir": true, "unlink": true, "chmod": true, "chown": true, "chgrp": true, "touch": true}
+var findRemovesOnly = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"rm": true, "rmdir": true, "unlink": true, "chmod": true, "chown": true, "chgrp": true, "touch": true}
+})

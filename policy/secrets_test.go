@@ -150,7 +150,7 @@ func TestReadToolsReachTheHook(t *testing.T) {
 		}
 	}
 	for _, name := range append(ReadTools(false), ReadTools(true)...) {
-		if _, judged := readTools[name]; !judged {
+		if _, judged := readTools()[name]; !judged {
 			t.Errorf("%s reaches the hook but is not judged for secrets", name)
 		}
 	}

@@ -115,7 +115,7 @@ func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 			}
 		}
 	default:
-		spec, ok := copyCommands[s.name]
+		spec, ok := copyCommands()[s.name]
 		if !ok {
 			return Match{}, false
 		}
@@ -141,7 +141,7 @@ func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 		if r, err := filepath.EvalSymlinks(abs); err == nil {
 			real = r
 		}
-		if slices.Contains(p.cfg.Binaries, abs) || slices.Contains(p.cfg.Binaries, real) ||
+		if bins := p.cfg.Binaries(); slices.Contains(bins, abs) || slices.Contains(bins, real) ||
 			slices.Contains(binaryNames, strings.ToLower(filepath.Base(real))) && exists(real) {
 			return selfCopy(src), true
 		}
@@ -326,11 +326,11 @@ func binaryGlobs(pathEnv string) []string {
 // ownGlobsOf returns the globs of rewind's own files and binaries where
 // cfg was found (see OwnFilesGlob).
 func ownGlobsOf(cfg *Config) []string {
-	own := append(cfg.OwnFiles[:len(cfg.OwnFiles):len(cfg.OwnFiles)], cfg.Binaries...)
+	own := append(cfg.OwnFiles[:len(cfg.OwnFiles):len(cfg.OwnFiles)], cfg.Binaries()...)
 	return append(ownFileGlobs(own), binaryGlobs(cfg.PathEnv)...)
 }
 
 // ownPaths returns rewind's own files and binaries where it runs.
 func (p *Policy) ownPaths() []string {
-	return append(p.cfg.OwnFiles[:len(p.cfg.OwnFiles):len(p.cfg.OwnFiles)], p.cfg.Binaries...)
+	return append(p.cfg.OwnFiles[:len(p.cfg.OwnFiles):len(p.cfg.OwnFiles)], p.cfg.Binaries()...)
 }

@@ -122,8 +122,8 @@ func TestOwnBinariesGuarded(t *testing.T) {
 	}
 	exe, _ := os.Executable()
 	for _, want := range []string{hook, filepath.Join(bin, "rewind-hook"), filepath.Join(bin, "rewind"), exe, filepath.Join(filepath.Dir(exe), "rewind-hook")} {
-		if !slices.Contains(cfg.Binaries, want) {
-			t.Errorf("Binaries %q lack %s", cfg.Binaries, want)
+		if !slices.Contains(cfg.Binaries(), want) {
+			t.Errorf("Binaries %q lack %s", cfg.Binaries(), want)
 		}
 	}
 	p, err := New(cfg)

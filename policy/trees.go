@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Removing, moving or replacing a folder writes every file in it: `rm -rf
@@ -89,41 +90,41 @@ func writtenNames(names []string) []written {
 
 // treeCommands are the commands known to write folders as a whole, and how
 // to find them.
-var treeCommands = map[string]func(s *subject) []tree{
-	"rm":      recursiveRemoval("-r", "-R", "--recursive"),
-	"rmdir":   removedTrees(nil),
-	"mv":      movedTrees,
-	"cp":      copiedTrees,
-	"ln":      copiedTrees,
-	"install": copiedTrees,
-	"scp":     copiedTrees,
-	"chmod":   chmodTrees,
-	"chown":   removedTrees([]string{"--reference", "--from"}),
-	"chgrp":   removedTrees([]string{"--reference"}),
-	"setfacl": aclTrees,
-	"chattr":  attrTrees,
-	"find":    findTrees,
-	"rsync":   rsyncTrees,
-	"git":     gitTrees,
-	"tar":     tarTrees,
-	"bsdtar":  tarTrees,
-	"unzip":   extraction,
-	"7z":      sevenZipAll,
-	"7za":     sevenZipAll,
-	"7zr":     sevenZipAll,
-	"cpio":    extraction,
-	"patch":   patchTrees,
-	"wget":    downloadTrees,
-	"zip":     zipTrees,
-	"rename":  renameTrees,
-	"prename": renameTrees,
-}
-
-func init() {
-	for name := range compressors {
-		treeCommands[name] = compressTrees
+var treeCommands = sync.OnceValue(func() map[string]func(s *subject) []tree {
+	m := map[string]func(s *subject) []tree{
+		"rm":      recursiveRemoval("-r", "-R", "--recursive"),
+		"rmdir":   removedTrees(nil),
+		"mv":      movedTrees,
+		"cp":      copiedTrees,
+		"ln":      copiedTrees,
+		"install": copiedTrees,
+		"scp":     copiedTrees,
+		"chmod":   chmodTrees,
+		"chown":   removedTrees([]string{"--reference", "--from"}),
+		"chgrp":   removedTrees([]string{"--reference"}),
+		"setfacl": aclTrees,
+		"chattr":  attrTrees,
+		"find":    findTrees,
+		"rsync":   rsyncTrees,
+		"git":     gitTrees,
+		"tar":     tarTrees,
+		"bsdtar":  tarTrees,
+		"unzip":   extraction,
+		"7z":      sevenZipAll,
+		"7za":     sevenZipAll,
+		"7zr":     sevenZipAll,
+		"cpio":    extraction,
+		"patch":   patchTrees,
+		"wget":    downloadTrees,
+		"zip":     zipTrees,
+		"rename":  renameTrees,
+		"prename": renameTrees,
 	}
-}
+	for name := range compressors() {
+		m[name] = compressTrees
+	}
+	return m
+})
 
 // tarTrees reads tar extracting (see extraction) and tar
 // --remove-files, whose inputs go.
@@ -217,7 +218,7 @@ func attrTrees(s *subject) []tree {
 // DEST itself for cp -r SRC/. DEST and -T); ln -n and -T, install -T and
 // cp -T replace the destination itself.
 func copiedTrees(s *subject) []tree {
-	spec := copyCommands[s.name]
+	spec := copyCommands()[s.name]
 	srcs, dest, folder := spec.args(s)
 	if dest == "" {
 		return nil
@@ -262,7 +263,7 @@ func copiedTrees(s *subject) []tree {
 
 // treesOf returns the folders s writes as a whole.
 func treesOf(s *subject) []tree {
-	if f := treeCommands[s.name]; f != nil && !s.ps {
+	if f := treeCommands()[s.name]; f != nil && !s.ps {
 		return f(s)
 	}
 	return nil
@@ -311,7 +312,7 @@ func removedTrees(valueOpts []string) func(s *subject) []tree {
 
 // movedTrees reads mv: every source leaves its folder.
 func movedTrees(s *subject) []tree {
-	srcs, dest, _ := copyCommands["mv"].args(s)
+	srcs, dest, _ := copyCommands()["mv"].args(s)
 	var out []tree
 	for _, p := range srcs {
 		out = append(out, tree{root: p, kind: treeRemove, via: "mv " + p})
@@ -377,14 +378,16 @@ func findArgs(s *subject) (roots []string, expr []int) {
 }
 
 // findArity are find's primaries that take words, and how many.
-var findArity = map[string]int{
-	"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
-	"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1,
-	"-gid": 1, "-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1,
-	"-cnewer": 1, "-samefile": 1, "-inum": 1, "-links": 1, "-maxdepth": 1, "-mindepth": 1, "-fstype": 1, "-context": 1,
-	"-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-used": 1, "-regextype": 1, "-files0-from": 1, "-fprintf": 2,
-	"-newermm": 1, "-newerat": 1, "-newerct": 1, "-newerBt": 1,
-}
+var findArity = sync.OnceValue(func() map[string]int {
+	return map[string]int{
+		"-name": 1, "-iname": 1, "-path": 1, "-ipath": 1, "-wholename": 1, "-iwholename": 1, "-regex": 1, "-iregex": 1,
+		"-lname": 1, "-ilname": 1, "-type": 1, "-xtype": 1, "-size": 1, "-perm": 1, "-user": 1, "-group": 1, "-uid": 1,
+		"-gid": 1, "-mtime": 1, "-atime": 1, "-ctime": 1, "-mmin": 1, "-amin": 1, "-cmin": 1, "-newer": 1, "-anewer": 1,
+		"-cnewer": 1, "-samefile": 1, "-inum": 1, "-links": 1, "-maxdepth": 1, "-mindepth": 1, "-fstype": 1, "-context": 1,
+		"-printf": 1, "-fprint": 1, "-fprint0": 1, "-fls": 1, "-used": 1, "-regextype": 1, "-files0-from": 1, "-fprintf": 2,
+		"-newermm": 1, "-newerat": 1, "-newerct": 1, "-newerBt": 1,
+	}
+})
 
 // maxFindDepth bounds the parentheses findExpr follows; deeper, any file
 // may be deleted.
@@ -584,7 +587,7 @@ func (e *findExpr) primary(pos *int, base string) (outcomes, bool) {
 	case "-false":
 		out.add(outcome{false, false})
 	default:
-		n, known := findArity[w]
+		n, known := findArity()[w]
 		if !known && !strings.HasPrefix(w, "-") {
 			return out, false
 		}
@@ -607,7 +610,7 @@ func removesFiles(name string) bool {
 		"sh", "bash", "dash", "zsh", "ksh", "fish", "xargs", "env", "sudo", "busybox", "python", "python3", "ruby", "node", "php":
 		return true
 	}
-	_, compresses := compressors[name]
+	_, compresses := compressors()[name]
 	return compresses
 }
 

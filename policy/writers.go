@@ -4,6 +4,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 )
 
 // The commands below replace or remove the files they are given without
@@ -37,35 +38,37 @@ var (
 
 // compressors are the compressors and decompressors that write files
 // beside the ones they are given.
-var compressors = map[string]compressor{
-	"gzip":       {suffix: ".gz", valueOpts: gzipOpts},
-	"pigz":       {suffix: ".gz", valueOpts: gzipOpts},
-	"gunzip":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
-	"unpigz":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
-	"xz":         {suffix: ".xz", valueOpts: xzOpts},
-	"unxz":       {suffix: ".xz", decompress: true, valueOpts: xzOpts},
-	"lzma":       {suffix: ".lzma", valueOpts: xzOpts},
-	"unlzma":     {suffix: ".lzma", decompress: true, valueOpts: xzOpts},
-	"bzip2":      {suffix: ".bz2", valueOpts: []string{"-S"}},
-	"pbzip2":     {suffix: ".bz2", valueOpts: []string{"-p", "-b", "-m"}},
-	"bunzip2":    {suffix: ".bz2", decompress: true},
-	"lzip":       {suffix: ".lz", valueOpts: []string{"-o", "--output", "-b", "-m", "-s", "-S"}, output: []string{"-o", "--output"}},
-	"compress":   {suffix: ".Z", valueOpts: []string{"-b"}},
-	"uncompress": {suffix: ".Z", decompress: true},
-	"zstd":       {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
-	"zstdmt":     {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
-	"unzstd":     {suffix: ".zst", keeps: true, decompress: true, valueOpts: zstdOpts, output: []string{"-o"}},
-	"lz4":        {suffix: ".lz4", keeps: true, valueOpts: lz4Opts},
-	"unlz4":      {suffix: ".lz4", keeps: true, decompress: true, valueOpts: lz4Opts},
-	"brotli":     {suffix: ".br", keeps: true, valueOpts: brotliOpts, output: []string{"-o", "--output"}},
-}
+var compressors = sync.OnceValue(func() map[string]compressor {
+	return map[string]compressor{
+		"gzip":       {suffix: ".gz", valueOpts: gzipOpts},
+		"pigz":       {suffix: ".gz", valueOpts: gzipOpts},
+		"gunzip":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
+		"unpigz":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
+		"xz":         {suffix: ".xz", valueOpts: xzOpts},
+		"unxz":       {suffix: ".xz", decompress: true, valueOpts: xzOpts},
+		"lzma":       {suffix: ".lzma", valueOpts: xzOpts},
+		"unlzma":     {suffix: ".lzma", decompress: true, valueOpts: xzOpts},
+		"bzip2":      {suffix: ".bz2", valueOpts: []string{"-S"}},
+		"pbzip2":     {suffix: ".bz2", valueOpts: []string{"-p", "-b", "-m"}},
+		"bunzip2":    {suffix: ".bz2", decompress: true},
+		"lzip":       {suffix: ".lz", valueOpts: []string{"-o", "--output", "-b", "-m", "-s", "-S"}, output: []string{"-o", "--output"}},
+		"compress":   {suffix: ".Z", valueOpts: []string{"-b"}},
+		"uncompress": {suffix: ".Z", decompress: true},
+		"zstd":       {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
+		"zstdmt":     {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
+		"unzstd":     {suffix: ".zst", keeps: true, decompress: true, valueOpts: zstdOpts, output: []string{"-o"}},
+		"lz4":        {suffix: ".lz4", keeps: true, valueOpts: lz4Opts},
+		"unlz4":      {suffix: ".lz4", keeps: true, decompress: true, valueOpts: lz4Opts},
+		"brotli":     {suffix: ".br", keeps: true, valueOpts: brotliOpts, output: []string{"-o", "--output"}},
+	}
+})
 
 // compressWrites reads a compressor: it writes FILE.gz for FILE (FILE
 // for FILE.gz when it decompresses), or the file -o names, and removes
 // FILE unless -k (the gzip family) or unless --rm (zstd, lz4, brotli).
 // Writing to standard output (-c), testing or listing writes no file.
 func compressWrites(s *subject) []string {
-	c := compressors[s.name]
+	c := compressors()[s.name]
 	if hasFlag(s, "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list") {
 		return nil
 	}
@@ -114,7 +117,7 @@ func compressTrees(s *subject) []tree {
 	if !hasFlag(s, "-r", "--recursive") || hasFlag(s, "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list") {
 		return nil
 	}
-	pos, _ := argWords(s, compressors[s.name].valueOpts)
+	pos, _ := argWords(s, compressors()[s.name].valueOpts)
 	var out []tree
 	for _, p := range pos {
 		out = append(out, tree{root: p, kind: treeRemove, via: s.name + " -r " + p})

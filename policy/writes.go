@@ -239,65 +239,67 @@ func changeDir(s *subject, dir string) string {
 // writeCommands are commands known to write the files named in their
 // arguments, and how to find them. The copies (cp, mv, ln...) are in
 // copyCommands.
-var writeCommands = map[string]func(s *subject) []string{
-	"tee":      positionalsOf(nil),
-	"sponge":   positionalsOf(nil),
-	"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
-	"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
-	"rm":       positionalsOf(nil),
-	"unlink":   positionalsOf(nil),
-	"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
-	"chmod":    positionalsOf([]string{"--reference"}),
-	"chown":    positionalsOf([]string{"--reference", "--from"}),
-	"chgrp":    positionalsOf([]string{"--reference"}),
-	"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
-	"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
-	"ed":       positionalsOf([]string{"-p"}),
-	"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
-	"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
-	"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
-	"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
-	"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
-	"git":      gitWrites,
-	"dd":       ddOutput,
-	"curl":     curlOutputs,
-	"wget":     wgetOutputs,
-	"rmdir":    positionalsOf(nil),
-	"zip":      zipWrites,
-	"7z":       sevenZipWrites,
-	"7za":      sevenZipWrites,
-	"7zr":      sevenZipWrites,
-	"tar":      tarWrites,
-	"bsdtar":   tarWrites,
-	"rename":   renameWrites,
-	"prename":  renameWrites,
-	"awk":      awkWrites,
-	"gawk":     awkWrites,
-	"sort":     sortOutput,
-	"uniq":     uniqOutput,
-	"patch":    patchWrites,
-	"go":       goBuildOutput,
-}
-
-func init() {
-	for name := range compressors {
-		writeCommands[name] = compressWrites
+var writeCommands = sync.OnceValue(func() map[string]func(s *subject) []string {
+	m := map[string]func(s *subject) []string{
+		"tee":      positionalsOf(nil),
+		"sponge":   positionalsOf(nil),
+		"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
+		"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
+		"rm":       positionalsOf(nil),
+		"unlink":   positionalsOf(nil),
+		"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
+		"chmod":    positionalsOf([]string{"--reference"}),
+		"chown":    positionalsOf([]string{"--reference", "--from"}),
+		"chgrp":    positionalsOf([]string{"--reference"}),
+		"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
+		"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
+		"ed":       positionalsOf([]string{"-p"}),
+		"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
+		"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
+		"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
+		"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
+		"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
+		"git":      gitWrites,
+		"dd":       ddOutput,
+		"curl":     curlOutputs,
+		"wget":     wgetOutputs,
+		"rmdir":    positionalsOf(nil),
+		"zip":      zipWrites,
+		"7z":       sevenZipWrites,
+		"7za":      sevenZipWrites,
+		"7zr":      sevenZipWrites,
+		"tar":      tarWrites,
+		"bsdtar":   tarWrites,
+		"rename":   renameWrites,
+		"prename":  renameWrites,
+		"awk":      awkWrites,
+		"gawk":     awkWrites,
+		"sort":     sortOutput,
+		"uniq":     uniqOutput,
+		"patch":    patchWrites,
+		"go":       goBuildOutput,
 	}
-}
+	for name := range compressors() {
+		m[name] = compressWrites
+	}
+	return m
+})
 
 // copyCommands are the commands that copy, move or link their sources to
 // a destination (cp SRC... DEST, or -t DIR), with the options of each that
 // take a value, and whether the sources go (mv).
-var copyCommands = map[string]copySpec{
-	"cp":      {valueOpts: []string{"-S", "--suffix"}},
-	"install": {valueOpts: []string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}},
-	"ln":      {valueOpts: []string{"-S", "--suffix"}},
-	"mv":      {valueOpts: []string{"-S", "--suffix"}, removes: true},
-	"scp":     {valueOpts: []string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}},
-	"rsync":   {valueOpts: rsyncValueOpts},
-}
+var copyCommands = sync.OnceValue(func() map[string]copySpec {
+	return map[string]copySpec{
+		"cp":      {valueOpts: []string{"-S", "--suffix"}},
+		"install": {valueOpts: []string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}},
+		"ln":      {valueOpts: []string{"-S", "--suffix"}},
+		"mv":      {valueOpts: []string{"-S", "--suffix"}, removes: true},
+		"scp":     {valueOpts: []string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}},
+		"rsync":   {valueOpts: rsyncValueOpts},
+	}
+})
 
 // rsyncValueOpts are rsync's options that take a value.
 var rsyncValueOpts = []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--rsync-path", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}
@@ -368,10 +370,10 @@ func writtenFiles(s *subject) []written {
 	if s.ps {
 		return files
 	}
-	if f := writeCommands[s.name]; f != nil {
+	if f := writeCommands()[s.name]; f != nil {
 		files = append(files, writtenNames(f(s))...)
 	}
-	if c, ok := copyCommands[s.name]; ok {
+	if c, ok := copyCommands()[s.name]; ok {
 		files = append(files, c.writes(s)...)
 	}
 	return files
@@ -386,8 +388,25 @@ func writesFiles(s *subject) bool {
 	if s.ps {
 		return false
 	}
-	_, copies := copyCommands[s.name]
-	return copies || writeCommands[s.name] != nil || treeCommands[s.name] != nil
+	return writerName(s.name)
+}
+
+// writerName reports whether a command of that name may write files that
+// its arguments name: it is one of copyCommands, writeCommands or
+// treeCommands (a test holds the three to this list). A switch, not the
+// tables, so that a call whose commands write nothing builds none of them.
+func writerName(name string) bool {
+	switch name {
+	case "7z", "7za", "7zr", "awk", "brotli", "bsdtar", "bunzip2", "bzip2", "chattr", "chgrp",
+		"chmod", "chown", "compress", "cp", "cpio", "curl", "dd", "ed", "emacs", "ex", "find", "gawk",
+		"git", "go", "gunzip", "gzip", "install", "ln", "lz4", "lzip", "lzma", "mv", "nano", "nvim",
+		"patch", "pbzip2", "perl", "pigz", "prename", "rename", "rm", "rmdir", "rsync", "scp", "sed",
+		"setfacl", "shred", "sort", "sponge", "tar", "tee", "touch", "truncate", "uncompress", "uniq",
+		"unlink", "unlz4", "unlzma", "unpigz", "unxz", "unzip", "unzstd", "vi", "vim", "wget", "xz",
+		"yq", "zip", "zstd", "zstdmt":
+		return true
+	}
+	return false
 }
 
 // argWords returns the words of s that are not options or their values,
@@ -490,7 +509,7 @@ func gitWrites(s *subject) []string {
 		sub := *s
 		sub.args = pos[1:]
 		var out []string
-		for _, w := range copyCommands["mv"].writes(&sub) {
+		for _, w := range copyCommands()["mv"].writes(&sub) {
 			out = append(out, w.name)
 		}
 		return out

@@ -356,10 +356,10 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 		switch {
 		case name == "npm", name == "yarn", name == "pnpm", name == "bun":
 			a.packageScripts(c, name, src, args)
-		case vimNames[name]:
+		case vimName(name):
 			a.vim(c, name, src, args, in)
 		}
-		if !builtins[name] && a.runsWritten(c, src, fields, in) {
+		if (len(a.written) > 0 || a.writtenLost) && !builtins()[name] && a.runsWritten(c, src, fields, in) {
 			// A file the command string wrote, which a folder of PATH
 			// may hold.
 			return
@@ -369,6 +369,9 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 				a.pythonStartup(c, label, src)
 			}
 			a.interp(c, it, label, src, args, in)
+			break
+		}
+		if !wrapperName(name) {
 			break
 		}
 		if w, ok := wrappers()[name]; ok {
@@ -389,24 +392,28 @@ func (a *analyzer) step(c *code, src string, fields []field, in *input) {
 }
 
 // shells are the shells whose code the analysis reads.
-var shells = map[string]bool{
-	"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
-	"tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true, "ksh93": true, "oksh": true, "loksh": true,
-}
+var shells = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"bash": true, "sh": true, "zsh": true, "dash": true, "ksh": true, "mksh": true, "ash": true, "fish": true,
+		"tcsh": true, "csh": true, "yash": true, "posh": true, "rbash": true, "ksh93": true, "oksh": true, "loksh": true,
+	}
+})
 
 // builtins are bash's builtins and keywords, which no file of PATH
 // replaces.
-var builtins = map[string]bool{
-	"alias": true, "bg": true, "bind": true, "break": true, "builtin": true, "caller": true, "cd": true,
-	"command": true, "compgen": true, "complete": true, "compopt": true, "continue": true, "declare": true,
-	"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true,
-	"export": true, "false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true,
-	"history": true, "jobs": true, "kill": true, "let": true, "local": true, "logout": true, "mapfile": true,
-	"popd": true, "printf": true, "pushd": true, "pwd": true, "read": true, "readarray": true,
-	"readonly": true, "return": true, "set": true, "shift": true, "shopt": true, "source": true,
-	"suspend": true, "test": true, "times": true, "trap": true, "true": true, "type": true, "typeset": true,
-	"ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true, ".": true, ":": true, "[": true,
-}
+var builtins = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"alias": true, "bg": true, "bind": true, "break": true, "builtin": true, "caller": true, "cd": true,
+		"command": true, "compgen": true, "complete": true, "compopt": true, "continue": true, "declare": true,
+		"dirs": true, "disown": true, "echo": true, "enable": true, "eval": true, "exec": true, "exit": true,
+		"export": true, "false": true, "fc": true, "fg": true, "getopts": true, "hash": true, "help": true,
+		"history": true, "jobs": true, "kill": true, "let": true, "local": true, "logout": true, "mapfile": true,
+		"popd": true, "printf": true, "pushd": true, "pwd": true, "read": true, "readarray": true,
+		"readonly": true, "return": true, "set": true, "shift": true, "shopt": true, "source": true,
+		"suspend": true, "test": true, "times": true, "trap": true, "true": true, "type": true, "typeset": true,
+		"ulimit": true, "umask": true, "unalias": true, "unset": true, "wait": true, ".": true, ":": true, "[": true,
+	}
+})
 
 // xargsInput stands for the arguments xargs reads at run time.
 var xargsInput = field{val: "<stdin>", approx: "<stdin>", skel: dynamicPlaceholder, dyn: true}

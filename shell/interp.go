@@ -2,7 +2,6 @@ package shell
 
 import (
 	"encoding/base64"
-	"net/url"
 	"strings"
 	"sync"
 )
@@ -390,8 +389,39 @@ func dataURL(u string) (string, bool) {
 		}
 		return string(b), true
 	}
-	text, err := url.PathUnescape(data)
-	return text, err == nil
+	return percentDecode(data)
+}
+
+// percentDecode decodes a data: URL's %XX escapes, as url.PathUnescape
+// does (which would link net/url, and net/netip's start-up, into every
+// hook process); it reports false on a malformed escape.
+func percentDecode(s string) (string, bool) {
+	if !strings.Contains(s, "%") {
+		return s, true
+	}
+	b := make([]byte, 0, len(s))
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b = append(b, s[i])
+			continue
+		}
+		if i+2 >= len(s) || !isHex(s[i+1]) || !isHex(s[i+2]) {
+			return "", false
+		}
+		b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+		i += 2
+	}
+	return string(b), true
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
 }
 
 func containsString(list []string, s string) bool {

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -262,5 +263,20 @@ func FuzzInterp(f *testing.F) {
 	f.Fuzz(func(t *testing.T, lang, code string) {
 		var r interpResult
 		readInterp(&r, lang, code, 0)
+	})
+}
+
+// FuzzPercentDecode holds the data: URL's decoding to url.PathUnescape,
+// which the hook does not link.
+func FuzzPercentDecode(f *testing.F) {
+	for _, s := range []string{"", "rm%20y", "%22child_process%22", "%", "%2", "%zz", "a%2Fb", "%e2%82%ac", "+"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, ok := percentDecode(s)
+		want, err := url.PathUnescape(s)
+		if ok != (err == nil) || ok && got != want {
+			t.Fatalf("percentDecode(%q) = %q, %v; url.PathUnescape: %q, %v", s, got, ok, want, err)
+		}
 	})
 }

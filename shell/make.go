@@ -2,6 +2,7 @@ package shell
 
 import (
 	"strings"
+	"sync"
 )
 
 // make runs the recipes of a makefile, each line with sh -c, and the
@@ -26,12 +27,14 @@ const (
 var makeOpts = opts{short: "CfIjlWoEO", long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "what-if", "new-file", "assume-new", "old-file", "assume-old", "eval"}}
 
 // makeDefaults are the variables make defines itself, as GNU make does.
-var makeDefaults = map[string]string{
-	"CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77", "LD": "ld", "AR": "ar", "AS": "as",
-	"RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "LEX": "lex", "YACC": "yacc", "INSTALL": "install",
-	"CFLAGS": "", "CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "LDLIBS": "", "ARFLAGS": "rv", "ASFLAGS": "",
-	"MAKEFLAGS": "", "MAKECMDGOALS": "", "CURDIR": ".", ".SHELLFLAGS": "-c", "MAKELEVEL": "0",
-}
+var makeDefaults = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"CC": "cc", "CXX": "g++", "CPP": "$(CC) -E", "FC": "f77", "LD": "ld", "AR": "ar", "AS": "as",
+		"RM": "rm -f", "MAKE": "make", "SHELL": "/bin/sh", "LEX": "lex", "YACC": "yacc", "INSTALL": "install",
+		"CFLAGS": "", "CXXFLAGS": "", "CPPFLAGS": "", "LDFLAGS": "", "LDLIBS": "", "ARFLAGS": "rv", "ASFLAGS": "",
+		"MAKEFLAGS": "", "MAKECMDGOALS": "", "CURDIR": ".", ".SHELLFLAGS": "-c", "MAKELEVEL": "0",
+	}
+})
 
 // makeCommand reads make's command line: the makefiles it reads, its
 // --eval texts and its VAR=VALUE operands.
@@ -311,7 +314,7 @@ func (m *makefile) assign(name, op, value string) {
 // recipe analyses the lines of a rule's recipe, each run by the shell
 // (all at once with .ONESHELL), with make's prefixes @, - and + dropped.
 func (m *makefile) recipe(r *rule, lines []string) {
-	if sh, ok := m.vars["SHELL"]; ok && (sh.dyn || !shells[baseName(strings.Fields(sh.val + " x")[0])]) {
+	if sh, ok := m.vars["SHELL"]; ok && (sh.dyn || !shells()[baseName(strings.Fields(sh.val + " x")[0])]) {
 		// The recipes run with a program that is not a shell.
 		m.a.dynamic(m.c, m.src)
 		return
@@ -418,7 +421,7 @@ func matchingClose(s string, open int) int {
 // a function call.
 func (m *makefile) reference(ref string, r *rule, depth int) field {
 	unknown := field{val: "$(" + ref + ")", skel: dynamicPlaceholder, dyn: true}
-	if fn, args, ok := strings.Cut(ref, " "); ok && makeFunctions[fn] {
+	if fn, args, ok := strings.Cut(ref, " "); ok && makeFunctions()[fn] {
 		arg := m.expand(args, r, depth+1)
 		switch fn {
 		case "shell":
@@ -458,7 +461,7 @@ func (m *makefile) reference(ref string, r *rule, depth int) field {
 		}
 		return m.expand(v.val, r, depth+1)
 	}
-	if v, ok := makeDefaults[ref]; ok {
+	if v, ok := makeDefaults()[ref]; ok {
 		return m.expand(v, r, depth+1)
 	}
 	// A variable neither set nor known: the environment, or a computed
@@ -467,14 +470,16 @@ func (m *makefile) reference(ref string, r *rule, depth int) field {
 }
 
 // makeFunctions are GNU make's functions.
-var makeFunctions = map[string]bool{
-	"subst": true, "patsubst": true, "strip": true, "findstring": true, "filter": true, "filter-out": true,
-	"sort": true, "word": true, "wordlist": true, "words": true, "firstword": true, "lastword": true,
-	"dir": true, "notdir": true, "suffix": true, "basename": true, "addsuffix": true, "addprefix": true,
-	"join": true, "wildcard": true, "realpath": true, "abspath": true, "error": true, "warning": true,
-	"info": true, "shell": true, "origin": true, "flavor": true, "let": true, "foreach": true, "if": true,
-	"or": true, "and": true, "intcmp": true, "call": true, "eval": true, "file": true, "value": true, "guile": true,
-}
+var makeFunctions = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"subst": true, "patsubst": true, "strip": true, "findstring": true, "filter": true, "filter-out": true,
+		"sort": true, "word": true, "wordlist": true, "words": true, "firstword": true, "lastword": true,
+		"dir": true, "notdir": true, "suffix": true, "basename": true, "addsuffix": true, "addprefix": true,
+		"join": true, "wildcard": true, "realpath": true, "abspath": true, "error": true, "warning": true,
+		"info": true, "shell": true, "origin": true, "flavor": true, "let": true, "foreach": true, "if": true,
+		"or": true, "and": true, "intcmp": true, "call": true, "eval": true, "file": true, "value": true, "guile": true,
+	}
+})
 
 // makeWords splits MAKEFLAGS as make does: at blanks that no backslash
 // escapes.

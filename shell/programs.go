@@ -12,12 +12,6 @@ import (
 // time, or that runs a program a setting names (vim's :make), is
 // dynamic. Other commands run nothing.
 
-// vimNames are the programs that read Ex commands: vim and its kin.
-var vimNames = map[string]bool{
-	"vim": true, "vi": true, "nvim": true, "gvim": true, "ex": true, "view": true, "gview": true,
-	"vimdiff": true, "nvi": true, "mvim": true, "evim": true,
-}
-
 // vim reads the Ex commands of -c CMD, +CMD and --cmd CMD, and of standard
 // input in Ex mode (ex, -e, -es); -S and -s read a file of them, and -u
 // a vimrc, which the command string does not show unless it wrote it.

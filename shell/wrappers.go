@@ -357,3 +357,31 @@ func (a *analyzer) parallel(c *code, src string, args []field, in *input) bool {
 	}
 	return a.stdinCode(c, c.host, appendVia(c.via, "parallel"), "parallel", src, in)
 }
+
+// wrapperName reports whether name is a command of wrappers or
+// subWrappers (a test holds it to the tables): a switch, so that a command
+// that is neither builds no table.
+func wrapperName(name string) bool {
+	switch name {
+	case "asdf", "aws-vault", "bundle", "bunx", "bwrap", "caffeinate", "catchsegv", "cgexec", "chpst",
+		"chronic", "chroot", "chrt", "conda", "daemonize", "dbus-launch", "dbus-run-session", "direnv",
+		"doppler", "dotenvx", "eatmydata", "fakeroot", "faketime", "firejail", "flock", "hatch", "ifne",
+		"infisical", "ltrace", "mamba", "micromamba", "mise", "newgrp", "nix", "nix-shell", "nocache",
+		"npm", "npx", "nsenter", "numactl", "op", "pdm", "pipenv", "pixi", "pkexec", "pnpm", "pnpx",
+		"poetry", "prlimit", "proxychains", "proxychains4", "rlwrap", "run0", "runuser", "script",
+		"setsid", "sg", "ssh-agent", "sshpass", "strace", "systemd-run", "taskset", "torsocks",
+		"unbuffer", "unshare", "uv", "valgrind", "xvfb-run", "yarn":
+		return true
+	}
+	return false
+}
+
+// vimName reports whether name is a program that reads Ex commands: vim
+// and its kin.
+func vimName(name string) bool {
+	switch name {
+	case "evim", "ex", "gview", "gvim", "mvim", "nvi", "nvim", "vi", "view", "vim", "vimdiff":
+		return true
+	}
+	return false
+}

@@ -487,7 +487,7 @@ func (a *analyzer) runsWritten(c *code, src string, fields []field, in *input) b
 func readsScripts(words []string) bool {
 	name := lineInterpreter(words)
 	_, _, interp := interpreterOf(name)
-	return name != "" && (shells[name] || interp)
+	return name != "" && (shells()[name] || interp)
 }
 
 // lineInterpreter returns the name of the program an interpreter line's
