@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"github.com/rewind-dev/rewind/internal/race"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,7 @@ func manyFiles(n int) func(func(string) bool) {
 // unknown content, asked where it could create guarded files and quiet in
 // a build folder.
 func TestArchiveBounds(t *testing.T) {
+	race.SkipHuge(t)
 	t.Parallel()
 	l, p := removalLab(t)
 	dir := t.TempDir()

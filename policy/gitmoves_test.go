@@ -65,6 +65,7 @@ func newGitLab(t *testing.T) *gitLab {
 // objects loose and packed; an honest switch between branches whose
 // guarded files are the same is silent.
 func TestGitMovesTheTree(t *testing.T) {
+	t.Parallel()
 	g := newGitLab(t)
 	evil := g.git("rev-parse", "evil")
 	feature := g.git("rev-parse", "feature")
@@ -126,6 +127,7 @@ func TestGitMovesTheTree(t *testing.T) {
 // guarded files git does not ignore; a guarded folder stands for the
 // guarded files in it.
 func TestGitCleanAndIgnore(t *testing.T) {
+	t.Parallel()
 	g := newGitLab(t)
 	local := filepath.Join(g.project, ".claude", "settings.local.json")
 	g.write(local, "{}")
@@ -170,6 +172,7 @@ func TestGitCleanAndIgnore(t *testing.T) {
 // on objects is unknown, and a move to it asks where a guarded file is
 // tracked.
 func TestGitObjectsBounded(t *testing.T) {
+	t.Parallel()
 	g := newGitLab(t)
 	top := g.project
 	r, ok := openGitRepo(top, &gitBudget{objects: 1, bytes: maxGitBytes})
@@ -209,6 +212,7 @@ func newRepo(t *testing.T, top string) *gitRepo {
 // TestGitMCPTools: a git MCP server's tools that move the tree are judged
 // as the git commands they run.
 func TestGitMCPTools(t *testing.T) {
+	t.Parallel()
 	g := newGitLab(t)
 	repo := quoteJSON(g.project)
 	for _, tt := range []struct {

@@ -3,6 +3,7 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/rewind-dev/rewind/internal/race"
 	"os"
 	"runtime"
 	"slices"
@@ -130,6 +131,7 @@ func mcpLarge(size int) []struct {
 // TestMCPLarge: inputs of a megabyte of each shape are decided as their
 // words and keys say; BenchmarkMCPLarge times 8 MiB of them.
 func TestMCPLarge(t *testing.T) {
+	race.SkipHuge(t)
 	p := newPolicy(t, "")
 	for _, tt := range mcpLarge(1 << 20) {
 		if !json.Valid([]byte(tt.input)) {
@@ -330,6 +332,7 @@ var mcpShapeWant = map[string]Effect{
 // most about four times the memory, whatever the shape: the bounds of
 // one call's code are shared by all its keys.
 func TestMCPShapesAreBounded(t *testing.T) {
+	race.SkipHuge(t)
 	p := newPolicy(t, "")
 	for _, s := range shapes.MCP {
 		want, ok := mcpShapeWant[s.Name]
@@ -377,6 +380,7 @@ func allocated(f func()) uint64 {
 // lines before it judged as they are; a script, to the last line that
 // fits in the bytes.
 func TestMCPCodeBound(t *testing.T) {
+	race.SkipHuge(t)
 	p := newPolicy(t, "")
 	lines := func(first string, n int) string {
 		list := []string{first}
@@ -414,6 +418,7 @@ func TestMCPCodeBound(t *testing.T) {
 // TestReadIPython reads cells as IPython does: the commands of ! lines
 // and magics, the Python left, and what rewind asks about.
 func TestReadIPython(t *testing.T) {
+	t.Parallel()
 	w := newPolicy(t, "").words()
 	for _, tt := range []struct {
 		cell  string

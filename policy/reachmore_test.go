@@ -22,6 +22,7 @@ func readerSubject(t testing.TB, cmd string) *subject {
 // TestMoreReach reads the hosts and code of the remote shells, the
 // hypervisors' exec commands and the HTTP clients.
 func TestMoreReach(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cmd     string
 		family  string
@@ -69,6 +70,7 @@ func TestMoreReach(t *testing.T) {
 // TestHTTPRequestLines reads the method and URL of curl, wget, HTTPie and
 // xh into the command each request is judged as.
 func TestHTTPRequestLines(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		cmd, want string // want "" for no request read
 	}{
@@ -107,6 +109,7 @@ func TestHTTPRequestLines(t *testing.T) {
 
 // TestExpectCode reads expect scripts into the commands they run.
 func TestExpectCode(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct{ script, want string }{
 		{`spawn ssh web-01; expect "$ "; send "sudo reboot\r"`, "ssh web-01 $'sudo reboot\\n'"},
 		{"spawn -noecho ssh -l root web-01\nexpect \"#\"\nsend -- \"uptime\\r\"\ninteract", "ssh -l root web-01\nssh -l root web-01 $'uptime\\n'"},

@@ -31,6 +31,7 @@ func writersLab(t *testing.T) (*lab, *Policy) {
 // modes that hide a folder are writes to the guarded files they reach;
 // the same commands on other files are not.
 func TestOtherWaysToRemoveThePolicy(t *testing.T) {
+	t.Parallel()
 	l, p := writersLab(t)
 	evil, plain, tmpl := filepath.Join(l.root, "evil"), filepath.Join(l.root, "plain"), filepath.Join(l.root, "tmpl")
 	for _, tt := range []struct {
@@ -127,6 +128,7 @@ func TestOtherWaysToRemoveThePolicy(t *testing.T) {
 // TestFindBranches: with -o, only the files that reach the branch that
 // deletes are deleted.
 func TestFindBranches(t *testing.T) {
+	t.Parallel()
 	l, p := removalLab(t)
 	for _, tt := range []struct {
 		cmd  string
@@ -155,6 +157,7 @@ func TestFindBranches(t *testing.T) {
 // when it is one (or named as one), looked at only when the name inside
 // it would be a guarded one.
 func TestCopyDestination(t *testing.T) {
+	t.Parallel()
 	l, p := removalLab(t)
 	backup := filepath.Join(l.root, "backup")
 	if err := os.Mkdir(backup, 0o755); err != nil {
@@ -182,6 +185,7 @@ func TestCopyDestination(t *testing.T) {
 // folders above rewind's files, also with the paths from the pipeline,
 // are writes to them.
 func TestPowerShellRemovals(t *testing.T) {
+	t.Parallel()
 	l, p := writersLab(t)
 	for _, tt := range []struct {
 		code string

@@ -54,7 +54,7 @@ type Finding struct {
 // only during the call.
 func Scan(src string, visit func(Finding)) {
 	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
-	a.reparseBytes = max(minReparseBytes, maxParsedBytes-len(src))
+	a.reparseBytes = max(minReparseBytes, min(len(src), maxParsedBytes-len(src)))
 	a.code(src, "", nil, 0, nil, dBash, false)
 	a.flush()
 }
@@ -291,12 +291,14 @@ func (a *analyzer) release(lang dialect, p *syntax.Parser) {
 const maxReparses = 4096
 
 // maxParsedBytes bounds the bytes one analysis parses, the command string
-// and the code it hands on together; the code handed on may take at
-// least minReparseBytes. Code read again is the same text parsed once
-// more each time it runs: a script file or a descriptor run thousands of
-// times ("cat > r <<'E' ... E", then "bash r" on every line) would cost
-// the square of the input. Counting bytes rather than pieces keeps the
-// whole analysis within about the cost of the largest command.
+// and the code it hands on together; the code handed on may take as many
+// bytes as the command string, and at least minReparseBytes. Code read
+// again is the same text parsed once more each time it runs: a script
+// file or a descriptor run thousands of times ("cat > r <<'E' ... E",
+// then "bash r" on every line) would cost the square of the input.
+// Counting bytes rather than pieces keeps the whole analysis within about
+// twice the cost of the command string, or of a MiB of code for a short
+// one.
 const (
 	maxParsedBytes  = 8 << 20
 	minReparseBytes = 1 << 20

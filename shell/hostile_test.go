@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"github.com/rewind-dev/rewind/internal/race"
 	"strings"
 	"testing"
 )
@@ -68,6 +69,7 @@ var hostileCases = []struct {
 }
 
 func TestHostile(t *testing.T) {
+	race.SkipHuge(t)
 	for _, tt := range hostileCases {
 		t.Run(tt.name, func(t *testing.T) {
 			a := Analyze(tt.src)

@@ -24,8 +24,6 @@ const (
 	maxMakeLine  = 64 << 10
 )
 
-var makeOpts = opts{short: "CfIjlWoEO", long: []string{"directory", "file", "makefile", "include-dir", "jobs", "load-average", "what-if", "new-file", "assume-new", "old-file", "assume-old", "eval"}}
-
 // makeDefaults are the variables make defines itself, as GNU make does.
 var makeDefaults = sync.OnceValue(func() map[string]string {
 	return map[string]string{

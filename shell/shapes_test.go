@@ -2,6 +2,7 @@ package shell
 
 import (
 	"fmt"
+	"github.com/rewind-dev/rewind/internal/race"
 	"testing"
 
 	"github.com/rewind-dev/rewind/internal/shapes"
@@ -29,6 +30,7 @@ func BenchmarkShapes(b *testing.B) {
 // analysis allocates grows at most about linearly with the input. Bytes
 // allocated are deterministic where time is not.
 func TestShapesAreLinear(t *testing.T) {
+	race.SkipHuge(t)
 	for _, s := range shapes.All {
 		t.Run(s.Name, func(t *testing.T) {
 			small, large := allocated(s.Make(16<<10)), allocated(s.Make(64<<10))
@@ -55,7 +57,13 @@ func FuzzShapes(f *testing.F) {
 		if unit != "" {
 			s = s.WithUnit(unit[:min(len(unit), 64)])
 		}
-		src := s.Repeat(int(n % 4096))
+		reps := int(n % 4096)
+		if race.Enabled {
+			// Thousands of repetitions are the huge inputs the race
+			// detector runs ten times slower (internal/race).
+			reps = min(reps, 256)
+		}
+		src := s.Repeat(reps)
 		checkAnalysis(t, Analyze(src))
 		a := Analyze(shapes.Quote(src, shapes.Quoting(quoting)))
 		for _, inv := range a.Invocations {

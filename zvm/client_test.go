@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/rewind-dev/rewind/internal/race"
 	"io"
 	"log"
 	"log/slog"
@@ -317,6 +318,7 @@ func TestTLS(t *testing.T) {
 // and the rest taken for what it is: no valid answer.
 func TestReadCap(t *testing.T) {
 	t.Parallel()
+	race.SkipHuge(t)
 	f := newFakeZVM(t, "")
 	items := bytes.Repeat([]byte(`{"CheckpointIdentifier":"1000000","Tag":"","TimeStamp":"2026-03-01T10:00:00.000Z"},`), 1<<14)
 	f.setOverride(func(w http.ResponseWriter, r *http.Request) {

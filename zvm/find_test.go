@@ -2,6 +2,7 @@ package zvm_test
 
 import (
 	"errors"
+	"github.com/rewind-dev/rewind/internal/race"
 	"testing"
 	"time"
 
@@ -56,6 +57,7 @@ func monthClient(t testing.TB, sim *zvmsim.TestServer) *zvm.Client {
 // far below the cap.
 func TestFindCheckpointInAMonth(t *testing.T) {
 	t.Parallel()
+	race.SkipHuge(t)
 	sim := monthSim(t)
 	c := monthClient(t, sim)
 	month, day := sim.VPGIdentifier("month"), sim.VPGIdentifier("day")
