@@ -346,8 +346,17 @@ func heredocRaw(src string, r *syntax.Redirect) (string, int) {
 func heredocBody(src string, r *syntax.Redirect) (body string, end int, closed bool) {
 	start := int(r.Hdoc.Pos().Offset())
 	delim, _ := literal(r.Word)
-	dash := r.Op == syntax.DashHdoc
-	for pos := start; pos < len(src); {
+	if line, _, next, ok := heredocEnd(src, start, delim, r.Op == syntax.DashHdoc); ok {
+		return src[start:line], next, true
+	}
+	return src[start:], len(src), false
+}
+
+// heredocEnd finds, from offset body, the first line that equals stop
+// (after leading tabs when dash, for <<-): where that line starts, where
+// the delimiter on it starts, and where the next line starts.
+func heredocEnd(src string, body int, stop string, dash bool) (line, delim, next int, ok bool) {
+	for pos := body; pos < len(src); {
 		le := strings.IndexByte(src[pos:], '\n')
 		next := len(src)
 		if le >= 0 {
@@ -356,14 +365,17 @@ func heredocBody(src string, r *syntax.Redirect) (body string, end int, closed b
 		} else {
 			le = len(src)
 		}
-		line := src[pos:le]
+		text := src[pos:le]
+		off := pos
 		if dash {
-			line = strings.TrimLeft(line, "\t")
+			trimmed := strings.TrimLeft(text, "\t")
+			off += len(text) - len(trimmed)
+			text = trimmed
 		}
-		if line == delim {
-			return src[start:pos], next, true
+		if text == stop {
+			return pos, off, next, true
 		}
 		pos = next
 	}
-	return src[start:], len(src), false
+	return 0, 0, 0, false
 }

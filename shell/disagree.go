@@ -212,28 +212,8 @@ func heredocMend(c, sub *code, r *syntax.Redirect, base, body int) ([]mend, bool
 // terminator returns the offset of the delimiter on the first line from
 // offset body that ends a heredoc delimited by stop.
 func terminator(src string, body int, stop string, dash bool) (int, bool) {
-	for pos := body; pos < len(src); {
-		le := strings.IndexByte(src[pos:], '\n')
-		next := len(src)
-		if le >= 0 {
-			le += pos
-			next = le + 1
-		} else {
-			le = len(src)
-		}
-		line := src[pos:le]
-		off := pos
-		if dash {
-			trimmed := strings.TrimLeft(line, "\t")
-			off += len(line) - len(trimmed)
-			line = trimmed
-		}
-		if line == stop {
-			return off, true
-		}
-		pos = next
-	}
-	return 0, false
+	_, off, _, ok := heredocEnd(src, body, stop, dash)
+	return off, ok
 }
 
 // absentByte returns a control byte that src does not hold, which the

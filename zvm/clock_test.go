@@ -16,6 +16,12 @@ import (
 // strictSim starts the default lab with a [strict] table and extra VPGs.
 func strictSim(t *testing.T, strict string) *zvmsim.TestServer {
 	t.Helper()
+	return zvmsim.NewTestServer(t, strictScenario(t, strict))
+}
+
+// strictScenario is the scenario of strictSim.
+func strictScenario(t *testing.T, strict string) *zvmsim.Scenario {
+	t.Helper()
 	doc := `
 [[site]]
 name = "HQ"
@@ -42,7 +48,7 @@ client = [{ id = "zerto-client" }, { id = "rewind", secret = "rewind-secret" }]
 	if err != nil {
 		t.Fatal(err)
 	}
-	return zvmsim.NewTestServer(t, sc)
+	return sc
 }
 
 // TestOffsetMeasuredAndCached: the offset is measured once per login,
@@ -51,41 +57,45 @@ client = [{ id = "zerto-client" }, { id = "rewind", secret = "rewind-secret" }]
 func TestOffsetMeasuredAndCached(t *testing.T) {
 	t.Parallel()
 	for _, off := range []time.Duration{-2 * time.Minute, 90 * time.Second, time.Hour} {
+		// On a bubble's clock, over the simulator in memory: the round
+		// trip takes no time, and the offset is measured exactly.
 		t.Run(off.String(), func(t *testing.T) {
-			sim := strictSim(t, fmt.Sprintf("clock_offset = %q\n", off))
-			dir := t.TempDir()
-			a := simClient(t, sim.URL, func(o *zvm.Options) { o.CacheDir = dir })
-			if _, ok := a.Offset(); ok {
-				t.Error("offset known before any request")
-			}
-			if _, err := a.VPGs(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			got, ok := a.Offset()
-			if !ok || (got-off).Abs() > 500*time.Millisecond {
-				t.Errorf("offset %v (known %v), want ~%v", got, ok, off)
-			}
-			if d := a.Now().Sub(time.Now().Add(off)).Abs(); d > 500*time.Millisecond {
-				t.Errorf("Now is %v off the ZVM's time", d)
-			}
-			if n := sim.Count("serverTime"); n != 1 {
-				t.Errorf("%d clock readings for one login, want 1", n)
-			}
-			// The next process finds token and offset in the cache.
-			b := simClient(t, sim.URL, func(o *zvm.Options) { o.CacheDir = dir })
-			if _, err := b.VPGs(t.Context()); err != nil {
-				t.Fatal(err)
-			}
-			if got, ok := b.Offset(); !ok || (got-off).Abs() > 500*time.Millisecond {
-				t.Errorf("cached offset %v (known %v), want ~%v", got, ok, off)
-			}
-			if n, tok := sim.Count("serverTime"), sim.CountTokens(); n != 1 || tok != 1 {
-				t.Errorf("second process: %d clock readings and %d tokens in all, want 1 and 1", n, tok)
-			}
-			st, err := b.ServerTime(t.Context())
-			if err != nil || st.Sub(time.Now().Add(off)).Abs() > 500*time.Millisecond {
-				t.Errorf("ServerTime = %v, %v; want the ZVM's time", st, err)
-			}
+			inBubble(t, func(t *testing.T) {
+				sim, inMemory := memSim(t, strictScenario(t, fmt.Sprintf("clock_offset = %q\n", off)))
+				dir := t.TempDir()
+				a := simClient(t, sim.URL, func(o *zvm.Options) { inMemory(o); o.CacheDir = dir })
+				if _, ok := a.Offset(); ok {
+					t.Error("offset known before any request")
+				}
+				if _, err := a.VPGs(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				got, ok := a.Offset()
+				if !ok || (got-off).Abs() > 500*time.Millisecond {
+					t.Errorf("offset %v (known %v), want ~%v", got, ok, off)
+				}
+				if d := a.Now().Sub(time.Now().Add(off)).Abs(); d > 500*time.Millisecond {
+					t.Errorf("Now is %v off the ZVM's time", d)
+				}
+				if n := sim.Count("serverTime"); n != 1 {
+					t.Errorf("%d clock readings for one login, want 1", n)
+				}
+				// The next process finds token and offset in the cache.
+				b := simClient(t, sim.URL, func(o *zvm.Options) { inMemory(o); o.CacheDir = dir })
+				if _, err := b.VPGs(t.Context()); err != nil {
+					t.Fatal(err)
+				}
+				if got, ok := b.Offset(); !ok || (got-off).Abs() > 500*time.Millisecond {
+					t.Errorf("cached offset %v (known %v), want ~%v", got, ok, off)
+				}
+				if n, tok := sim.Count("serverTime"), sim.CountTokens(); n != 1 || tok != 1 {
+					t.Errorf("second process: %d clock readings and %d tokens in all, want 1 and 1", n, tok)
+				}
+				st, err := b.ServerTime(t.Context())
+				if err != nil || st.Sub(time.Now().Add(off)).Abs() > 500*time.Millisecond {
+					t.Errorf("ServerTime = %v, %v; want the ZVM's time", st, err)
+				}
+			})
 		})
 	}
 }
