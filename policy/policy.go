@@ -778,7 +778,7 @@ func (p *Policy) classifyTool(c Call, in *toolInput) (v Verdict, listed bool) {
 		}
 		files = files[:maxToolFiles]
 	}
-	wm, ok := p.judgeWrites(p.writes, writtenNames(files), c.Cwd, applies)
+	wm, ok := p.judgeWrites(p.writes, writtenNames(files), c.Cwd, applies, nil)
 	if ok {
 		// A rule on the files written does not list the tool: a guarded
 		// server still asks about it.

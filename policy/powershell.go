@@ -201,7 +201,7 @@ func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, w *walk) M
 		}
 		_, ok := r.cmd.match(s, false)
 		return ok
-	})
+	}, nil)
 	if ok && (wm.Effect > m.Effect || m.Rule == "") {
 		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
 	}

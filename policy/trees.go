@@ -772,6 +772,17 @@ type walk struct {
 	// reads counts the code handed on that the call's commands had read
 	// (see maxReachReads); code read inside shares its count.
 	reads *int
+	// unguarded holds the files, by folder and name, that the call wrote
+	// and no rule of writes matches (see judgeWrites).
+	unguarded map[string]bool
+}
+
+// unguardedFiles returns walk.unguarded, made on first use.
+func (w *walk) unguardedFiles() map[string]bool {
+	if w.unguarded == nil {
+		w.unguarded = map[string]bool{}
+	}
+	return w.unguarded
 }
 
 // archiveBudget returns what listing archives may still cost the call.
@@ -796,6 +807,11 @@ func (w *walk) cover(p *Policy, t tree) ([]written, bool) {
 	return p.covered(t, w), true
 }
 
+// globBound names the bounds on expanding patterns, for a reason.
+func globBound() string {
+	return fmt.Sprintf("%d names and %d folder entries", maxGlobMatches, maxGlobDirents)
+}
+
 // judgeCommandWrites is the pass of the rules with writes over the files
 // a local command writes; the rule that matches decides when it is
 // stricter than m, the verdict of the other rules. A name with a pattern
@@ -808,7 +824,6 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 		m.Reason = fmt.Sprintf("%s, past the %s rewind looks into for one call: it may hold rewind's own files", what, bound)
 		return m
 	}
-	globBound := fmt.Sprintf("%d names and %d folder entries", maxGlobMatches, maxGlobDirents)
 	var files []written
 	for _, f := range writtenFiles(s) {
 		files = append(files, f)
@@ -817,7 +832,7 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 		}
 		matches, ok := p.expand(f.name, w)
 		if !ok {
-			return past(s.name+" "+f.name, globBound)
+			return past(s.name+" "+f.name, globBound())
 		}
 		for _, x := range matches {
 			files = append(files, written{name: x, via: s.name + " " + f.name})
@@ -832,7 +847,7 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 		if t.root != gitTop && hasGlob(t.root) {
 			matches, ok := p.expand(t.root, w)
 			if !ok {
-				return past(t.via, globBound)
+				return past(t.via, globBound())
 			}
 			// The names a pattern expands to cost no look each: the
 			// bound on expanding bounds them.
@@ -863,7 +878,7 @@ func (p *Policy) judgeCommandWrites(s *subject, m Match, w *walk) Match {
 		}
 		_, ok := r.cmd.match(s, false)
 		return ok
-	})
+	}, w.unguardedFiles())
 	if ok && (wm.Effect > m.Effect || m.Rule == "") {
 		m.Effect, m.Rule, m.Reason, m.Targets = wm.Effect, wm.Rule, wm.Reason, nil
 	}

@@ -170,7 +170,18 @@ const maxLinkHops = 40
 
 // judgeWrites is the pass of the rules with writes over the files written:
 // the first rule that matches one of them decides.
-func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, applies func(*writeRule) bool) (Match, bool) {
+func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, applies func(*writeRule) bool, unguarded map[string]bool) (Match, bool) {
+	if unguarded != nil {
+		// A file that no rule's globs match was judged once: "echo ls
+		// >> f" a million times costs one look at f.
+		kept := files[:0:0]
+		for _, f := range files {
+			if !unguarded[cwd+"\x00"+f.name] {
+				kept = append(kept, f)
+			}
+		}
+		files = kept
+	}
 	if len(files) == 0 {
 		return Match{}, false
 	}
@@ -205,8 +216,26 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 			}
 		}
 	}
+	if unguarded != nil {
+	files:
+		for i, w := range files {
+			if len(unguarded) >= maxUnguarded {
+				break
+			}
+			for _, r := range rules {
+				if r.matchFile(forms[i], p.ownFiles()) != "" {
+					continue files
+				}
+			}
+			unguarded[cwd+"\x00"+w.name] = true
+		}
+	}
 	return Match{}, false
 }
+
+// maxUnguarded bounds the files one call remembers as matched by no rule
+// (walk.unguarded).
+const maxUnguarded = 4096
 
 // unknownDir is the folder after a cd to a folder known only at run time.
 const unknownDir = "\x00unknown"

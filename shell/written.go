@@ -130,7 +130,7 @@ func (a *analyzer) wroteFile(name string) (*input, bool) {
 
 // maxWrittenText bounds the text an appended file keeps; past it the
 // file holds text known only at run time.
-const maxWrittenText = 1 << 20
+const maxWrittenText = 256 << 10
 
 // appended returns what a file holds once in is appended to prev. The
 // text grows in a buffer of the file's, so that thousands of appends
