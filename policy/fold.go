@@ -1,6 +1,10 @@
 package policy
 
-import "github.com/rewind-dev/rewind/shell"
+import (
+	"strings"
+
+	"github.com/rewind-dev/rewind/shell"
+)
 
 // maxListed bounds Verdict.Invocations and each section of
 // Verdict.Matches: they explain a verdict to a person, and a command of
@@ -24,6 +28,59 @@ type fold struct {
 	// unparsed parts.
 	sections    [3]section
 	invocations []shell.Invocation
+	// judged holds the invocations judged already, with the folder they
+	// ran in (see judgedKey): the same command in the same place gets the
+	// same verdict, and "echo ls >> f" on 600,000 lines is judged once.
+	judged map[string]struct{}
+}
+
+// Bounds of fold.judged: the invocations kept, and the length of the key
+// of one; others are judged every time.
+const (
+	maxJudged    = 4096
+	maxJudgedKey = 4096
+)
+
+// judgedKey returns the key of an invocation run in the fold's folder
+// for fold.judged, or false when it is too long to keep.
+func (f *fold) judgedKey(inv *shell.Invocation) (string, bool) {
+	n := len(f.w.dir) + len(inv.Name) + len(inv.Path) + len(inv.Host) + len(inv.Remote) + 16
+	lists := [...][]string{inv.Args, inv.Payload, inv.Writes, inv.Reads, inv.Env, inv.Via}
+	for _, l := range lists {
+		for _, x := range l {
+			n += len(x) + 1
+		}
+	}
+	if n > maxJudgedKey {
+		return "", false
+	}
+	var b strings.Builder
+	b.Grow(n + len(inv.ArgDynamic))
+	for _, x := range [...]string{f.w.dir, inv.Name, inv.Path, inv.Host, inv.Remote} {
+		b.WriteString(x)
+		b.WriteByte(0)
+	}
+	if f.w.gitDirty {
+		b.WriteByte('g')
+	}
+	if inv.Analysed {
+		b.WriteByte('a')
+	}
+	for _, d := range inv.ArgDynamic {
+		if d {
+			b.WriteByte('1')
+		} else {
+			b.WriteByte('0')
+		}
+	}
+	for _, l := range lists {
+		b.WriteByte(1)
+		for _, x := range l {
+			b.WriteString(x)
+			b.WriteByte(0)
+		}
+	}
+	return b.String(), true
 }
 
 // section is the combined verdict of the matches of one kind, in order.
@@ -71,7 +128,20 @@ func (f *fold) add(x shell.Finding) {
 	}
 	switch {
 	case x.Invocation != nil:
+		key, keep := f.judgedKey(x.Invocation)
+		if _, ok := f.judged[key]; keep && ok {
+			return
+		}
+		dir, dirty := f.w.dir, f.w.gitDirty
 		f.p.judgeInvocation(x.Invocation, &f.w, f.section(0).add)
+		// A command that moved the walk on (cd, a write to git's config)
+		// is judged again where it comes again.
+		if keep && f.w.dir == dir && f.w.gitDirty == dirty && len(f.judged) < maxJudged {
+			if f.judged == nil {
+				f.judged = make(map[string]struct{})
+			}
+			f.judged[key] = struct{}{}
+		}
 	case x.Dynamic != nil:
 		f.section(1).add(f.p.judgeUnknown(x))
 	case x.Unparsed != nil:
