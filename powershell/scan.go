@@ -652,6 +652,32 @@ func (r *reader) nameToken(f *frame, t token) {
 }
 
 // callName reads the name after & or . .
+// openGroup opens the group that c, and n after it, begin at r.pos: (,
+// {, $(, @( and, with hash, @{; the group returns to ret when it closes.
+// It reports false when they begin none.
+func (r *reader) openGroup(c, n rune, ret retKind, hash bool) bool {
+	var kind frameKind
+	var closer byte
+	width := 2
+	switch {
+	case c == '(':
+		kind, closer, width = fParen, ')', 1
+	case c == '{':
+		kind, closer, width = fBlock, '}', 1
+	case c == '$' && n == '(':
+		kind, closer = fSub, ')'
+	case c == '@' && n == '(':
+		kind, closer = fArray, ')'
+	case hash && c == '@' && n == '{':
+		kind, closer = fHash, '}'
+	default:
+		return false
+	}
+	r.pos += width
+	r.push(frame{kind: kind, ret: ret, open: r.pos - width, closer: closer})
+	return true
+}
+
 func (r *reader) callName(f *frame) {
 	c, w := runeAt(r.src, r.pos)
 	n, _ := runeAt(r.src, r.pos+w)
@@ -660,19 +686,7 @@ func (r *reader) callName(f *frame) {
 		// & with nothing to call.
 		r.st.cmds[f.cmd].hidden = true
 		f.mode = mArgs
-	case c == '{':
-		r.pos++
-		r.push(frame{kind: fBlock, ret: retName, open: r.pos - 1, closer: '}'})
-	case c == '(':
-		r.pos++
-		r.push(frame{kind: fParen, ret: retName, open: r.pos - 1, closer: ')'})
-	case (c == '$' || c == '@') && n == '(':
-		r.pos += 2
-		kind := fSub
-		if c == '@' {
-			kind = fArray
-		}
-		r.push(frame{kind: kind, ret: retName, open: r.pos - 2, closer: ')'})
+	case r.openGroup(c, n, retName, false):
 	case c == '$':
 		end := varEnd(r.src, r.pos)
 		if end == r.pos {
@@ -728,21 +742,7 @@ func (r *reader) arg(f *frame) {
 	case c == ',':
 		r.pos++
 		f.comma = true
-	case c == '(':
-		r.pos++
-		r.push(frame{kind: fParen, ret: retArg, open: r.pos - 1, closer: ')'})
-	case c == '{':
-		r.pos++
-		r.push(frame{kind: fBlock, ret: retArg, open: r.pos - 1, closer: '}'})
-	case c == '$' && n == '(':
-		r.pos += 2
-		r.push(frame{kind: fSub, ret: retArg, open: r.pos - 2, closer: ')'})
-	case c == '@' && n == '(':
-		r.pos += 2
-		r.push(frame{kind: fArray, ret: retArg, open: r.pos - 2, closer: ')'})
-	case c == '@' && n == '{':
-		r.pos += 2
-		r.push(frame{kind: fHash, ret: retArg, open: r.pos - 2, closer: '}'})
+	case r.openGroup(c, n, retArg, true):
 	case r.redirection():
 	case c == '$' || c == '@' && isVarChar(n):
 		// A variable, or @name: arguments splatted from a variable.
@@ -968,22 +968,7 @@ func (r *reader) expr(f *frame) {
 		f.assign = true
 		f.vals, f.valsOK, f.opEnd, f.operand = nil, true, false, false
 		f.prev, f.prevIn = -1, nil
-	case c == '(':
-		r.pos++
-		r.push(frame{kind: fParen, ret: retOperand, open: r.pos - 1, closer: ')'})
-	case c == '{':
-		r.pos++
-		r.push(frame{kind: fBlock, ret: retOperand, open: r.pos - 1, closer: '}'})
-	case (c == '$' || c == '@') && n == '(':
-		r.pos += 2
-		kind := fSub
-		if c == '@' {
-			kind = fArray
-		}
-		r.push(frame{kind: kind, ret: retOperand, open: r.pos - 2, closer: ')'})
-	case c == '@' && n == '{':
-		r.pos += 2
-		r.push(frame{kind: fHash, ret: retOperand, open: r.pos - 2, closer: '}'})
+	case r.openGroup(c, n, retOperand, true):
 	case c == '[':
 		r.pos++
 		r.push(frame{kind: fBracket, ret: retOperand, open: r.pos - 1, closer: ']'})
