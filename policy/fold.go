@@ -1,7 +1,7 @@
 package policy
 
 import (
-	"strings"
+	"strconv"
 
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -38,49 +38,59 @@ type fold struct {
 // of one; others are judged every time.
 const (
 	maxJudged    = 4096
-	maxJudgedKey = 4096
+	maxJudgedKey = 1024
 )
 
 // judgedKey returns the key of an invocation run in the fold's folder
-// for fold.judged, or false when it is too long to keep.
+// for fold.judged, or false when it is too long to keep. Every string and
+// list is written with its length first, so that no two invocations share
+// a key, whatever bytes their words hold.
 func (f *fold) judgedKey(inv *shell.Invocation) (string, bool) {
-	n := len(f.w.dir) + len(inv.Name) + len(inv.Path) + len(inv.Host) + len(inv.Remote) + 16
+	strs := [...]string{f.w.dir, inv.Name, inv.Path, inv.Host, inv.Remote}
 	lists := [...][]string{inv.Args, inv.Payload, inv.Writes, inv.Reads, inv.Env, inv.Via}
+	n := len(inv.ArgDynamic) + 8
+	for _, x := range strs {
+		n += len(x) + 8
+	}
 	for _, l := range lists {
+		n += 8
 		for _, x := range l {
-			n += len(x) + 1
+			n += len(x) + 8
 		}
 	}
 	if n > maxJudgedKey {
 		return "", false
 	}
-	var b strings.Builder
-	b.Grow(n + len(inv.ArgDynamic))
-	for _, x := range [...]string{f.w.dir, inv.Name, inv.Path, inv.Host, inv.Remote} {
-		b.WriteString(x)
-		b.WriteByte(0)
+	b := make([]byte, 0, n)
+	str := func(x string) {
+		b = strconv.AppendInt(b, int64(len(x)), 10)
+		b = append(b, ':')
+		b = append(b, x...)
 	}
-	if f.w.gitDirty {
-		b.WriteByte('g')
+	for _, x := range strs {
+		str(x)
 	}
-	if inv.Analysed {
-		b.WriteByte('a')
-	}
+	b = append(b, boolByte(f.w.gitDirty), boolByte(inv.Analysed))
+	b = strconv.AppendInt(b, int64(len(inv.ArgDynamic)), 10)
+	b = append(b, ':')
 	for _, d := range inv.ArgDynamic {
-		if d {
-			b.WriteByte('1')
-		} else {
-			b.WriteByte('0')
-		}
+		b = append(b, boolByte(d))
 	}
 	for _, l := range lists {
-		b.WriteByte(1)
+		b = strconv.AppendInt(b, int64(len(l)), 10)
+		b = append(b, ':')
 		for _, x := range l {
-			b.WriteString(x)
-			b.WriteByte(0)
+			str(x)
 		}
 	}
-	return b.String(), true
+	return string(b), true
+}
+
+func boolByte(v bool) byte {
+	if v {
+		return '1'
+	}
+	return '0'
 }
 
 // section is the combined verdict of the matches of one kind, in order.

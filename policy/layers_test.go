@@ -683,3 +683,22 @@ func TestWritesThroughDanglingLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestTrustDataTrustsWhatWasShown: the text a person was shown is what is
+// trusted; a file changed since stays untrusted.
+func TestTrustDataTrustsWhatWasShown(t *testing.T) {
+	t.Parallel()
+	l := newLab(t, labUserConfig)
+	const shown = "[[command]]\nmatch = \"virsh shutdown\"\neffect = \"ask\"\n"
+	const swapped = "[[command]]\nmatch = \"virsh shutdown\"\neffect = \"none\"\n"
+	path := l.projectConfig(swapped)
+	if _, _, err := TrustData(path, []byte(shown), l.getenv); err != nil {
+		t.Fatal(err)
+	}
+	if IsTrusted(path, []byte(swapped), l.getenv) {
+		t.Error("the file as it is now is trusted; only the text shown should be")
+	}
+	if !IsTrusted(path, []byte(shown), l.getenv) {
+		t.Error("the text shown is not trusted")
+	}
+}

@@ -44,6 +44,13 @@ func Trust(path string, getenv func(string) string) (string, string, error) {
 	if err != nil {
 		return "", "", fmt.Errorf("reading config: %w", err)
 	}
+	return TrustData(path, data, getenv)
+}
+
+// TrustData is Trust of the text data, read from path before: what a
+// person was shown is what is trusted, and a file that changed since does
+// not match it.
+func TrustData(path string, data []byte, getenv func(string) string) (string, string, error) {
 	if _, err := Parse(path, data); err != nil {
 		return "", "", err
 	}

@@ -74,15 +74,14 @@ terminal), it trusts nothing.
 			if err := personConfirms("trust", trustText(path, want, data, ignored), "trust"); err != nil {
 				return err
 			}
-			canon, hash, err := policy.Trust(path, os.Getenv)
+			// The text the person was shown is trusted: a file changed
+			// while they read it does not match it, and stays untrusted.
+			canon, hash, err := policy.TrustData(path, data, os.Getenv)
 			if err != nil {
 				return err
 			}
-			if hash != want {
-				// The file changed while the person read it: what they
-				// confirmed is not what would be trusted.
-				policy.Revoke(path, os.Getenv)
-				return fmt.Errorf("%s changed while you were asked: nothing is trusted; run rewind trust again", canon)
+			if cur, err := os.ReadFile(path); err != nil || policy.TrustedHash(cur) != want {
+				return fmt.Errorf("%s changed while you were asked: it is not trusted as it is now; run rewind trust again", canon)
 			}
 			fmt.Fprintf(out, "trusted %s (%s)\nit may now loosen your policy; an edit makes it untrusted again\n", canon, hash)
 			for _, s := range ignored {
