@@ -136,3 +136,18 @@ expect = "none"
 		t.Errorf("%d failures, want 7", failed)
 	}
 }
+
+// TestMatchPathIsBounded: a pattern of many "**" parts, such as a
+// .gitignore the agent writes may hold, costs the product of the parts,
+// not their combinations.
+func TestMatchPathIsBounded(t *testing.T) {
+	t.Parallel()
+	pattern := strings.Repeat("**/a/", 40) + "b"
+	name := strings.Repeat("a/", 80) + "c"
+	if matchPath(pattern, name) {
+		t.Errorf("matched a name that does not end in b")
+	}
+	if !matchPath(pattern, strings.Repeat("a/", 80)+"b") {
+		t.Errorf("did not match a name that does")
+	}
+}

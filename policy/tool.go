@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"path"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -214,33 +213,36 @@ func jsonPointer(v any, ptr string) any {
 
 // matchPath matches a slash-separated path against a glob in which "**"
 // stands for any number of folders, and the other parts follow path.Match.
+// It costs the product of the two counts of parts at most, whatever the
+// pattern: a project's .gitignore, which the agent writes, is matched so.
 func matchPath(pattern, name string) bool {
-	// Repeated "**" mean no more than one, and would make matching
-	// exponential.
-	pat := strings.Split(pattern, "/")
-	pat = slices.CompactFunc(pat, func(a, b string) bool { return a == "**" && b == "**" })
-	return matchParts(pat, strings.Split(name, "/"))
-}
-
-func matchParts(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			for i := 0; i <= len(name); i++ {
-				if matchParts(pat[1:], name[i:]) {
-					return true
+	pat, parts := strings.Split(pattern, "/"), strings.Split(name, "/")
+	// at[j] says whether the pattern's parts so far match the first j
+	// parts of the name.
+	at := make([]bool, len(parts)+1)
+	next := make([]bool, len(parts)+1)
+	at[0] = true
+	for _, p := range pat {
+		clear(next)
+		if p == "**" {
+			// Any number of folders: every j at or after one reached.
+			reached := false
+			for j := range at {
+				reached = reached || at[j]
+				next[j] = reached
+			}
+		} else {
+			for j := range parts {
+				if at[j] {
+					if ok, _ := path.Match(p, parts[j]); ok {
+						next[j+1] = true
+					}
 				}
 			}
-			return false
 		}
-		if len(name) == 0 {
-			return false
-		}
-		if ok, _ := path.Match(pat[0], name[0]); !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+		at, next = next, at
 	}
-	return len(name) == 0
+	return at[len(parts)]
 }
 
 // mcpServer returns the server of an MCP tool name, mcp__SERVER__TOOL.
