@@ -58,6 +58,11 @@ var hostileCases = []struct {
 	// each run parses the whole script again.
 	{"a written script run on every line", "cat > r <<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat("bash r\n", 4000) + "govc vm.destroy web-01", "govc", true},
 	{"a descriptor sourced on every line", "exec 3<<'E'\n" + strings.Repeat("true\n", 40000) + "E\n" + strings.Repeat(". /dev/fd/3\n", 4000) + "govc vm.destroy web-01", "govc", true},
+	// Makefiles whose variables expand to their power, whose lines a
+	// backslash continues, or that append to a variable on every line.
+	{"makefile variables of variables", "make -f - <<'EOF'\nV0 :=\nV1 = " + strings.Repeat("$(V0) ", 300) + "\nV2 = " + strings.Repeat("$(V1) ", 300) + "\nV3 = " + strings.Repeat("$(V2) ", 300) + "\nt:\n\t$(V3)\nEOF\ngovc vm.destroy web-01", "govc", true},
+	{"makefile lines continued", "make -f - <<'EOF'\nX = " + strings.Repeat("x\\\n", 60000) + "\nt:\n\techo " + strings.Repeat("x\\\n", 60000) + "\nEOF\ngovc vm.destroy web-01", "govc", true},
+	{"makefile appends", "make -f - <<'EOF'\n" + strings.Repeat("X+=y\n", 80000) + "t:\n\techo\nEOF\ngovc vm.destroy web-01", "govc", false},
 	{"a written script run within the bound", "cat > r <<'E'\n" + strings.Repeat("true\n", 10000) + "E\n" + strings.Repeat("bash r\n", 4) + "govc vm.destroy web-01", "govc", false},
 	// Lines mended because the parser reads them otherwise than bash
 	// are parsed again a bounded number of times.

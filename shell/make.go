@@ -37,7 +37,7 @@ var makeDefaults = sync.OnceValue(func() map[string]string {
 // makeCommand reads make's command line: the makefiles it reads, its
 // --eval texts and its VAR=VALUE operands.
 func (a *analyzer) makeCommand(c *code, src string, args []field, in *input) {
-	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}}
+	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}, work: max(minMakeWork, makeWorkPerByte*len(src))}
 	var files []field
 	var evals []field
 	for i := 0; i < len(args); i++ {
@@ -120,7 +120,7 @@ func (a *analyzer) makeCommand(c *code, src string, args []field, in *input) {
 
 // makeFlags reads the options MAKEFLAGS gives make: its --eval texts.
 func (a *analyzer) makeFlags(c *code, src string, words []string) {
-	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}}
+	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}, work: max(minMakeWork, makeWorkPerByte*len(src))}
 	for k := 0; k < len(words); k++ {
 		w := words[k]
 		switch {
@@ -139,9 +139,23 @@ type makefile struct {
 	c    *code
 	src  string
 	vars map[string]field
+	// appends hold the values of the variables += last set, which later
+	// += append to without copying them (see assign).
+	appends map[string]*[2]strings.Builder
+	// work is what expanding variables may still cost, in bytes read:
+	// each reference of a variable expands it again, and references of
+	// references would cost the power of their nesting.
+	work int
 	// oneShell says that .ONESHELL is set: a recipe is one script.
 	oneShell bool
 }
+
+// makeWork is what expanding a makefile's variables may cost, per byte of
+// the makefile and at least.
+const (
+	makeWorkPerByte = 64
+	minMakeWork     = 1 << 20
+)
 
 // rule is the rule whose recipe is being read: its targets and
 // prerequisites, for the automatic variables.
@@ -173,17 +187,26 @@ func (m *makefile) read(text string, depth int) {
 		line := lines[k]
 		if cur != nil && strings.HasPrefix(line, "\t") {
 			// A recipe line, with the lines a backslash continues.
-			full := line[1:]
-			for strings.HasSuffix(full, "\\") && k+1 < len(lines) {
+			var full strings.Builder
+			full.WriteString(line[1:])
+			for strings.HasSuffix(lines[k], "\\") && k+1 < len(lines) {
 				k++
-				full += "\n" + strings.TrimPrefix(lines[k], "\t")
+				full.WriteString("\n" + strings.TrimPrefix(lines[k], "\t"))
 			}
-			recipe = append(recipe, full)
+			recipe = append(recipe, full.String())
 			continue
 		}
-		for strings.HasSuffix(line, "\\") && k+1 < len(lines) {
-			k++
-			line = strings.TrimSuffix(line, "\\") + " " + strings.TrimLeft(lines[k], " \t")
+		if strings.HasSuffix(line, "\\") && k+1 < len(lines) {
+			var joined strings.Builder
+			joined.WriteString(strings.TrimSuffix(line, "\\"))
+			for strings.HasSuffix(lines[k], "\\") && k+1 < len(lines) {
+				k++
+				joined.WriteString(" " + strings.TrimSuffix(strings.TrimLeft(lines[k], " \t"), "\\"))
+			}
+			line = joined.String()
+			if strings.HasSuffix(lines[k], "\\") {
+				line += "\\"
+			}
 		}
 		line = stripMakeComment(line)
 		trimmed := strings.TrimSpace(line)
@@ -290,6 +313,9 @@ func makeAssignment(line string) (name, op, value string, ok bool) {
 
 // assign records a variable; "!=" runs its value as a shell command.
 func (m *makefile) assign(name, op, value string) {
+	if op != "+=" {
+		delete(m.appends, name)
+	}
 	switch op {
 	case "!=":
 		v := m.expand(value, nil, 0)
@@ -297,7 +323,20 @@ func (m *makefile) assign(name, op, value string) {
 		m.vars[name] = field{val: value, skel: dynamicPlaceholder, dyn: true}
 	case "+=":
 		prev := m.vars[name]
-		m.vars[name] = field{val: prev.val + " " + value, skel: prev.skel + " " + value, dyn: prev.dyn}
+		b := m.appends[name]
+		if b == nil {
+			if m.appends == nil {
+				m.appends = make(map[string]*[2]strings.Builder)
+			}
+			b = new([2]strings.Builder)
+			b[0].WriteString(prev.val)
+			b[1].WriteString(prev.skel)
+			m.appends[name] = b
+		}
+		b[0].WriteString(" " + value)
+		b[1].WriteString(" " + value)
+		m.vars[name] = field{val: b[0].String(), skel: b[1].String(), dyn: prev.dyn}
+		return
 	case "?=":
 		if _, ok := m.vars[name]; !ok {
 			m.vars[name] = staticField(value)
@@ -363,6 +402,14 @@ func (m *makefile) expand(s string, r *rule, depth int) field {
 	}
 	if depth > maxMakeDepth {
 		m.a.unparsed(s, "makefile variables nested too deep to read", m.c.host, m.c.via)
+		return field{val: s, skel: dynamicPlaceholder, dyn: true}
+	}
+	if m.work -= len(s) + 1; m.work < 0 {
+		if m.work+len(s)+1 >= 0 {
+			// The first expansion past the bound: the rest are known
+			// only at run time, as this one is.
+			m.a.unparsed(s, "makefile variables expand to too much to read", m.c.host, m.c.via)
+		}
 		return field{val: s, skel: dynamicPlaceholder, dyn: true}
 	}
 	for i := 0; i < len(s); i++ {
