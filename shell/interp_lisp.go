@@ -82,7 +82,7 @@ func readLisp(r *interpResult, toks []token) {
 		if !isShell && !isArgv && !dynamic {
 			continue
 		}
-		args, end := lispArgs(r, toks, i+1)
+		args, _ := lispArgs(r, toks, i+1)
 		switch {
 		case isShell:
 			r.command(fn, args, idx, "", false, false)
@@ -111,7 +111,9 @@ func readLisp(r *interpResult, toks []token) {
 		default:
 			r.unknown(fn)
 		}
-		i = max(i, end-1)
+		// The forms inside this one are read too, as the loop goes on:
+		// a call in an argument runs first, and eval's quoted form where
+		// it is.
 	}
 }
 

@@ -289,6 +289,10 @@ var unknowableCases = []analyzeCase{
 	{name: "emacs shell-command", src: `emacs --batch --eval '(shell-command "rm y")'`, want: []string{"rm y"}},
 	{name: "emacs call-process", src: `emacs -batch -eval '(call-process "rm" nil nil nil "y")'`, want: []string{"rm y"}},
 	{name: "emacs edits", src: `emacs --batch --eval '(message "hi")' notes.txt`, not: []string{"rm"}},
+	{name: "emacs eval of a quoted form", src: `emacs --batch --eval "(eval '(shell-command \"rm y\"))"`, want: []string{"rm y"}},
+	{name: "emacs call in an argument", src: `emacs --batch --eval '(shell-command "ls" (shell-command "rm y"))'`, want: []string{"rm y"}},
+	{name: "emacs call in call-process", src: `emacs --batch --eval '(call-process "ls" nil (shell-command "rm y"))'`, want: []string{"rm y"}},
+	{name: "emacs quoted data", src: `emacs --batch --eval '(message "(shell-command \"rm y\")")'`, not: []string{"rm"}},
 	// Tools that run a command, and variables naming one.
 	{name: "node --import of a data: URL", src: `node --import='data:text/javascript,require("child_process").execSync("rm y")' -e 1`, want: []string{"rm y"}},
 	{name: "NODE_OPTIONS of a data: URL", src: `NODE_OPTIONS='--import=data:text/javascript,require(%22child_process%22).execSync(%22rm%20y%22)' node x.js`, want: []string{"rm y"}},
