@@ -221,9 +221,25 @@ func tclCommand(r *interpResult, words []tclWord, depth int) {
 			b.WriteString(w.text)
 		}
 		r.start(procShell, "system", b.String(), nil)
+	case "catch", "if", "elseif", "else", "while", "for", "foreach", "lmap", "namespace", "try", "apply", "dict", "switch":
+		// Commands that run their words as scripts, which may be quoted
+		// rather than braced: each word is read as a script too (a
+		// condition or a list read so names no process).
+		for _, w := range args {
+			if !w.dyn {
+				readTcl(r, w.text, depth+1)
+			}
+		}
 	case "eval", "uplevel", "subst", "after", "time":
-		if name.text == "uplevel" && len(args) > 1 && !args[0].dyn && strings.Trim(args[0].text, "#0123456789") == "" {
+		switch {
+		case name.text == "uplevel" && len(args) > 1 && !args[0].dyn && strings.Trim(args[0].text, "#0123456789") == "":
 			args = args[1:]
+		case name.text == "after" && len(args) > 0 && !args[0].dyn && (args[0].text == "idle" || strings.Trim(args[0].text, "0123456789") == ""):
+			// after MS SCRIPT...: the delay is no part of the script.
+			args = args[1:]
+		case name.text == "time" && len(args) > 1:
+			// time SCRIPT COUNT.
+			args = args[:1]
 		}
 		var b strings.Builder
 		for _, w := range args {
@@ -234,7 +250,9 @@ func tclCommand(r *interpResult, words []tclWord, depth int) {
 			b.WriteString(w.text + " ")
 		}
 		readTcl(r, b.String(), depth+1)
-	case "source", "load", "interp":
+	case "source", "load", "interp", "rename":
+		// Code from a file, or a command renamed or aliased (rename exec
+		// x; x ssh ...): known only at run time.
 		r.unknown(name.text)
 	}
 }

@@ -274,6 +274,13 @@ var unknowableCases = []analyzeCase{
 	{name: "tclsh open a pipe", src: `tclsh <<<'set f [open "|rm y"]'`, want: []string{"rm y"}},
 	{name: "tclsh exec of a variable", src: "tclsh <<<'exec $cmd'", dynamic: 1},
 	{name: "tclsh prints", src: "tclsh <<<'puts hello; set x [expr 1+1]'", not: []string{"rm"}},
+	{name: "tclsh catch of a quoted script", src: `tclsh <<<'catch "exec rm y"'`, want: []string{"rm y"}},
+	{name: "tclsh if with a quoted body", src: `tclsh <<<'if 1 "exec rm y"'`, want: []string{"rm y"}},
+	{name: "tclsh namespace eval", src: `tclsh <<<'namespace eval ::n "exec rm y"'`, want: []string{"rm y"}},
+	{name: "tclsh after a delay", src: `tclsh <<<'after 0 exec rm y'`, want: []string{"rm y"}},
+	{name: "tclsh time of a script", src: `tclsh <<<'time {exec rm y} 3'`, want: []string{"rm y"}},
+	{name: "tclsh rename", src: `tclsh <<<'rename exec x; x rm y'`, dynamic: 1},
+	{name: "tclsh quoted data", src: `tclsh <<<'puts "exec rm y"; set m "catch {exec rm y}"'`, not: []string{"rm"}},
 	// expect is read by the policy (policy/reachexpect.go), which follows
 	// what send types into what spawn started.
 	{name: "expect left to the policy", src: `expect -c 'spawn rm y; expect eof'`, want: []string{"expect -c spawn rm y; expect eof"}, not: []string{"rm"}},
