@@ -73,18 +73,23 @@ func (w *writeRule) reason() string {
 // matchFile returns the first spelling of a written file that matches the
 // rule's globs, or "". Globs and names are compared in lower case: on the
 // file systems of macOS and Windows ".Rewind.TOML" is the same file as
-// ".rewind.toml".
-func (w *writeRule) matchFile(forms, own []string) string {
+// ".rewind.toml". A rule that guards rewind's own files also matches
+// those own returns, which is called only for such a rule: finding
+// rewind's binaries costs a look at the disk.
+func (w *writeRule) matchFile(forms []string, own func() []string) string {
 	for _, f := range forms {
 		lower := strings.ToLower(f)
-		for _, list := range [2][]string{w.globs, own} {
-			for _, g := range list {
-				if matchPath(g, lower) {
-					return f
-				}
+		for _, g := range w.globs {
+			if matchPath(g, lower) {
+				return f
 			}
-			if !w.own {
-				break
+		}
+		if !w.own {
+			continue
+		}
+		for _, g := range own() {
+			if matchPath(g, lower) {
+				return f
 			}
 		}
 	}
@@ -195,7 +200,7 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 		}
 		for i, w := range files {
 			f := w.name
-			if as := r.matchFile(forms[i], p.ownFiles()); as != "" {
+			if as := r.matchFile(forms[i], p.ownFiles); as != "" {
 				if w.ifDir != "" {
 					// cp a b writes b/a only when b is a folder: look,
 					// now that the name it would make is a guarded one.
@@ -223,7 +228,7 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 				break
 			}
 			for _, r := range rules {
-				if r.matchFile(forms[i], p.ownFiles()) != "" {
+				if r.matchFile(forms[i], p.ownFiles) != "" {
 					continue files
 				}
 			}
