@@ -249,6 +249,13 @@ func (u *undo) credentials(tty terminal, plan *recovery.Plan) (*recovery.Operato
 // hook's client (the plan says why, and typing them is the confirmation),
 // else, for a test rewind did not start, the word stop.
 func (u *undo) confirm(ctx context.Context, plan *recovery.Plan) (*recovery.Operator, error) {
+	if h, ok := agentHost(); ok && !plan.AsPerson {
+		// The word alone confirms the stop: under an agent host, the
+		// terminal may be one the agent made (script -qc) and types into.
+		fmt.Fprintln(u.stderr, plan.Text())
+		reason := fmt.Sprintf("the failover test was not started by rewind, and stopping it needs a person; this runs under %s (process %d), whose terminal may be the agent's: nothing was stopped", h.Name, h.PID)
+		return nil, &recovery.ConfirmError{Mode: plan.Mode, Reason: reason, Refused: plan.Refused}
+	}
 	tty, err := u.terminal()
 	if err != nil {
 		fmt.Fprintln(u.stderr, plan.Text())
