@@ -139,10 +139,7 @@ func zshQualifiers(text string) []string {
 				break scan
 			case ch == 'e' && j+1 < len(quals) && !isWordByte(quals[j+1]) && quals[j+1] != ' ':
 				open := quals[j+1]
-				closer := map[byte]byte{'{': '}', '[': ']', '<': '>', '(': ')'}[open]
-				if closer == 0 {
-					closer = open
-				}
+				closer := perlClose(open)
 				// The code may hold the closing bracket of the group.
 				rest := text[j+2:]
 				k := strings.IndexByte(rest, closer)

@@ -138,7 +138,7 @@ func lexR(src string) *lexer {
 				l.i++
 				continue
 			}
-			closer := map[byte]byte{'(': ')', '[': ']', '{': '}'}[src[j]]
+			closer := perlClose(src[j])
 			end := string(closer) + strings.Repeat("-", dashes) + string(q)
 			l.i = j + 1
 			start := l.i

@@ -447,7 +447,7 @@ func (m *makefile) expand(s string, r *rule, depth int) field {
 
 // matchingClose returns the index of the bracket that closes s[open].
 func matchingClose(s string, open int) int {
-	closer := map[byte]byte{'(': ')', '{': '}'}[s[open]]
+	closer := perlClose(s[open])
 	depth := 0
 	for i := open; i < len(s); i++ {
 		switch s[i] {
