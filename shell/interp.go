@@ -2,6 +2,7 @@ package shell
 
 import (
 	"encoding/base64"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -186,13 +187,13 @@ options:
 		if strings.HasPrefix(s, "--") {
 			opt, val, hasVal := strings.Cut(s[2:], "=")
 			switch {
-			case containsString(it.longFiles, opt), containsString(it.longPreload, opt):
+			case slices.Contains(it.longFiles, opt), slices.Contains(it.longPreload, opt):
 				v := staticField(val)
 				if !hasVal && i < len(args) {
 					v, i = args[i], i+1
 				}
-				load(v, containsString(it.longPreload, opt))
-			case containsString(it.long, opt):
+				load(v, slices.Contains(it.longPreload, opt))
+			case slices.Contains(it.long, opt):
 				if hasVal {
 					codes = append(codes, staticField(val))
 				} else if i < len(args) {
@@ -202,7 +203,7 @@ options:
 				if !it.many {
 					break options
 				}
-			case containsString(it.longValues, opt) && !hasVal && i < len(args):
+			case slices.Contains(it.longValues, opt) && !hasVal && i < len(args):
 				i++
 			}
 			continue
@@ -422,15 +423,6 @@ func unhex(c byte) byte {
 		return c - 'A' + 10
 	}
 	return c - 'a' + 10
-}
-
-func containsString(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // interpCode reads code of a language and analyses the processes it

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -364,7 +365,7 @@ func (a *analyzer) sqlite3(c *code, src string, args []field, in *input) {
 			}
 			if n := sqliteOpts.longN[v]; n > 0 {
 				i += n
-			} else if containsString(sqliteOpts.long, v) {
+			} else if slices.Contains(sqliteOpts.long, v) {
 				i++
 			}
 		case !db:
