@@ -311,6 +311,13 @@ func readJulia(r *interpResult, toks []token, depth int) {
 			if words := shellWords(t.text); len(words) > 0 {
 				r.start(procArgv, "`...`", "", words)
 			}
+		case t.kind == tString && !t.cmd && strings.Contains(t.text, "$("):
+			// "$(expr)" runs Julia code when the string is made, which may
+			// start a process (run(`...`)).
+			r.unknown(`"$(...)"`)
+		case isPunct(toks, i, "@") && i+1 < len(toks) && toks[i+1].text == "ccall":
+			// @ccall system("..."::Cstring)::Cint calls C.
+			r.unknown("@ccall")
 		case t.kind == tIdent && t.text == "Cmd" && isPunct(toks, i+1, "("):
 			args, end := r.callArgs(toks, i+1)
 			if list, ok := listOf(firstArg(args), "", false); ok && len(list) > 0 {
