@@ -74,7 +74,17 @@ func luaLongOpen(s string) (int, bool) {
 func readLua(r *interpResult, toks []token, depth int) {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
+		if t.kind == tString && (t.text == "execute" || t.text == "popen") && isPunct(toks, i-1, "[") {
+			// os["execute"](...): the member by its name.
+			r.unknown(t.text)
+			continue
+		}
 		if t.kind != tIdent {
+			continue
+		}
+		if t.text == "ffi" {
+			// ffi.C.system(...) calls C.
+			r.unknown("ffi")
 			continue
 		}
 		member := i > 0 && (isPunct(toks, i-1, ".") || isPunct(toks, i-1, ":"))
@@ -179,6 +189,11 @@ func readR(r *interpResult, toks []token, depth int) {
 		}
 		switch t.text {
 		case "system", "shell", "pipe", "system2", "do.call", "eval", "source":
+		case "get", "get0", "match.fun", "getFunction", "processx", "sys", "callr":
+			// A function found by its name, or a package that starts
+			// processes: what runs is known only at run time.
+			r.unknown(t.text)
+			continue
 		default:
 			continue
 		}
