@@ -74,7 +74,7 @@ func luaLongOpen(s string) (int, bool) {
 func readLua(r *interpResult, toks []token, depth int) {
 	for i := 0; i < len(toks); i++ {
 		t := toks[i]
-		if t.kind == tString && (t.text == "execute" || t.text == "popen") && isPunct(toks, i-1, "[") {
+		if t.kind == tString && (t.text == "execute" || t.text == "popen") && i > 0 && isPunct(toks, i-1, "[") {
 			// os["execute"](...): the member by its name.
 			r.unknown(t.text)
 			continue

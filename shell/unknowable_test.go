@@ -290,6 +290,7 @@ var unknowableCases = []analyzeCase{
 	{name: "lua os by index", src: `lua -e 'os["execute"]("rm y")'`, dynamic: 1},
 	{name: "lua ffi", src: `lua -e 'local ffi = require("ffi"); ffi.C.system("rm y")'`, dynamic: 1},
 	{name: "lua prints an index", src: `lua -e 't = {}; print(t["name"])'`, not: []string{"rm"}},
+	{name: "lua code that is a string", src: `lua -e '"execute"'`, not: []string{"rm"}},
 	{name: "Rscript system", src: `Rscript -e 'system("rm y")'`, want: []string{"rm y"}},
 	{name: "Rscript system2", src: `Rscript -e 'system2("rm", c("y"))'`, want: []string{"rm y"}},
 	{name: "Rscript get of system", src: `Rscript -e 'get("system")("rm y")'`, dynamic: 1},
