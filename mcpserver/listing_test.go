@@ -9,34 +9,36 @@ import (
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// manyLab is a server over a simulated site of 500 VPGs, called directly.
+// manyLab is a server over a simulated site of testlab.ManySize VPGs,
+// called directly.
 func manyLab(t testing.TB) (*Server, *testlab.Lab) {
 	t.Helper()
-	l := testlab.New(t, testlab.Options{Scenario: "testdata/many.toml", Budget: "60s"})
+	l := testlab.New(t, testlab.Options{Scenario: testlab.ManyScenario(t), Budget: "60s"})
 	return New(Options{Dir: l.Dir, Getenv: l.Getenv}), l
 }
 
-// TestListVPGsAtScale: zerto_list_vpgs over 500 VPGs reads the VPGs once
+// TestListVPGsAtScale: zerto_list_vpgs over 500 VPGs (testlab.ManySize) reads the VPGs once
 // and each journal once at most (it read each twice, one VPG after the
 // other, and ran out of its deadline after about 200); what the hook (or
 // an earlier listing) keeps in the state folder is not read again.
 func TestListVPGsAtScale(t *testing.T) {
 	t.Parallel()
 	srv, l := manyLab(t)
+	n := testlab.ManySize()
 	_, out, err := srv.listVPGs(context.Background(), nil, NoInput{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(out.VPGs) != 500 {
-		t.Fatalf("%d VPGs listed, want 500", len(out.VPGs))
+	if len(out.VPGs) != n {
+		t.Fatalf("%d VPGs listed, want %d", len(out.VPGs), n)
 	}
 	for _, v := range out.VPGs {
 		if v.CadenceSeconds != 5 || !v.CanCheckpoint {
 			t.Fatalf("VPG %s: cadence %vs, can checkpoint %v (%s)", v.Name, v.CadenceSeconds, v.CanCheckpoint, v.CadenceUnavailable)
 		}
 	}
-	if vpgs, cps, stats := l.Sim.Count("vpgs"), l.Sim.Count("checkpoints"), l.Sim.Count("checkpointStats"); vpgs != 1 || cps != 500 || stats != 0 {
-		t.Errorf("%d VPG listings, %d journal listings, %d journal stats; want 1, 500, 0", vpgs, cps, stats)
+	if vpgs, cps, stats := l.Sim.Count("vpgs"), l.Sim.Count("checkpoints"), l.Sim.Count("checkpointStats"); vpgs != 1 || cps != n || stats != 0 {
+		t.Errorf("%d VPG listings, %d journal listings, %d journal stats; want 1, %d, 0", vpgs, cps, stats, n)
 	}
 	// Again: every cadence is in the state folder now.
 	before := l.Sim.Count("checkpoints")

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/internal/shapes"
 	"github.com/rewind-dev/rewind/shell"
 )
@@ -30,6 +31,7 @@ func TestHostileCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			race.SkipHugeInput(t, len(tt.command))
 			if v := p.ClassifyCommand(tt.command); v.Effect != tt.want {
 				t.Errorf("effect %v (%s: %s), want %v", v.Effect, v.Rule, v.Reason, tt.want)
 			}
@@ -64,6 +66,7 @@ func TestManyTargets(t *testing.T) {
 		b.WriteByte(byte('a' + i/676%26))
 		b.WriteString("\n")
 	}
+	race.SkipHugeInput(t, b.Len())
 	v := p.ClassifyCommand(b.String())
 	if v.Effect != Protect || len(v.Targets) == 0 || len(v.Targets) > 50000 {
 		t.Errorf("effect %v with %d targets", v.Effect, len(v.Targets))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/internal/shapes"
 )
 
@@ -71,6 +72,7 @@ func TestDeepRemoting(t *testing.T) {
 func TestHostile(t *testing.T) {
 	for _, tt := range hostileCases {
 		t.Run(tt.name, func(t *testing.T) {
+			race.SkipHugeInput(t, len(tt.src))
 			a := Analyze(tt.src)
 			found := false
 			for _, c := range a.Commands {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/rewind-dev/rewind/internal/shapes"
+
+	"github.com/rewind-dev/rewind/internal/race"
 )
 
 // analyzeCase is one command string with the invocations that must and
@@ -452,6 +454,7 @@ func TestPathological(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			race.SkipHugeInput(t, len(tt.src))
 			a := Analyze(tt.src)
 			if (len(a.Unparsed) > 0) != tt.unparsed {
 				t.Errorf("unparsed = %d entries, want %v", len(a.Unparsed), tt.unparsed)
@@ -555,6 +558,7 @@ func BenchmarkPathological(b *testing.B) {
 // the analysis allocates at most about doubles too. Bytes allocated are
 // deterministic where time is not, so this holds on a loaded machine.
 func TestCostIsLinear(t *testing.T) {
+	race.SkipHuge(t)
 	shapes := map[string]func(n int) string{
 		"nested substitution": func(n int) string { return strings.Repeat("echo $(", n) + "x" + strings.Repeat(")", n) },
 		"nested quotes":       func(n int) string { return strings.Repeat(`"$(echo `, n) + strings.Repeat(`)"`, n) },

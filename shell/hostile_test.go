@@ -114,6 +114,7 @@ func TestDeepPartKeepsLinesBefore(t *testing.T) {
 // TestWrapperChainCostIsLinear doubles wrapper chains and checks that the
 // memory allocated at most about doubles: chains were quadratic.
 func TestWrapperChainCostIsLinear(t *testing.T) {
+	race.SkipHuge(t)
 	shapes := map[string]func(n int) string{
 		"xargs": func(n int) string { return "xargs " + strings.Repeat("sudo ", maxSteps-2) + strings.Repeat("x ", n) },
 		"sudo":  func(n int) string { return strings.Repeat("sudo ", n) + "ls" },

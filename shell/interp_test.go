@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/rewind-dev/rewind/internal/race"
 )
 
 // interpCases are code of each language the reader reads, with the
@@ -198,6 +200,7 @@ func TestInterpCommandLines(t *testing.T) {
 // reported as past a limit, and that deep literal evals stop.
 func TestInterpIsBounded(t *testing.T) {
 	t.Parallel()
+	race.SkipHuge(t)
 	long := "python3 -c " + shellQuoteTest("x = 1\n"+strings.Repeat("y = 2\n", maxInterpCode/6+1))
 	a := Analyze(long)
 	if len(a.Unparsed) == 0 || !a.Unparsed[0].Limit {
@@ -229,6 +232,7 @@ func TestInterpIsBounded(t *testing.T) {
 // TestInterpIsLinear checks that the reader's memory grows at most about
 // linearly with the code, for code of every language nested or repeated.
 func TestInterpIsLinear(t *testing.T) {
+	race.SkipHuge(t)
 	units := []struct{ lang, unit string }{
 		{"python", "os.system("}, {"python", "import os as o; o.system('ls'); "}, {"js", "import('child_process'); "},
 		{"js", "`${`${"}, {"perl", "qx{"}, {"perl", "s/a/b/e;"}, {"ruby", "%w["}, {"php-code", "<<<EOT\n"}, {"awk", "\"ls\" | getline; "},

@@ -61,7 +61,7 @@ func FuzzShapes(f *testing.F) {
 		if race.Enabled {
 			// Thousands of repetitions are the huge inputs the race
 			// detector runs ten times slower (internal/race).
-			reps = min(reps, 256)
+			reps = min(reps, 32)
 		}
 		src := s.Repeat(reps)
 		checkAnalysis(t, Analyze(src))
@@ -96,6 +96,7 @@ func checkAnalysis(t *testing.T, a *Analysis) {
 }
 
 func TestShapeSizes(t *testing.T) {
+	race.SkipHuge(t)
 	for _, s := range shapes.All {
 		if got := len(s.Make(1 << 20)); got > 1<<20 || got < 1<<19 {
 			t.Errorf("%s: Make(1 MiB) is %d bytes", s.Name, got)

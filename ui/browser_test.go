@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,13 +162,25 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-// newBrowser starts a headless Chromium for the test, with a window of
-// 1200×800, and returns the context that drives its tab.
-func newBrowser(t *testing.T, exe string) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 60*time.Second)
-	t.Cleanup(cancel)
-	actx, cancelAlloc := chromedp.NewExecAllocator(ctx,
+// browser is the one headless Chromium of the package's browser tests,
+// started by the first of them: starting one took a fifth of each test.
+// Each test has a browser context of its own (cookies, storage), as a new
+// profile would give it. TestMain closes it.
+var browser struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel context.CancelFunc
+	dir    string
+	err    error
+}
+
+// startBrowser starts the shared Chromium, with a window of 1200×800.
+func startBrowser(exe string) {
+	browser.dir, browser.err = os.MkdirTemp("", "rewind-ui-chromium-")
+	if browser.err != nil {
+		return
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
 		chromedp.ExecPath(exe),
 		chromedp.Headless,
 		chromedp.NoSandbox,
@@ -179,13 +192,49 @@ func newBrowser(t *testing.T, exe string) context.Context {
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("disable-dev-shm-usage", true),
-		chromedp.UserDataDir(t.TempDir()),
+		chromedp.UserDataDir(browser.dir),
+		// Its shared memory files (disable-dev-shm-usage) go with the
+		// profile instead of staying in /tmp when it is stopped.
+		chromedp.Env("TMPDIR="+browser.dir),
 		chromedp.WindowSize(1200, 800),
 	)
-	t.Cleanup(cancelAlloc)
-	bctx, cancelBrowser := chromedp.NewContext(actx, chromedp.WithLogf(t.Logf))
-	t.Cleanup(cancelBrowser)
-	return bctx
+	bctx, cancelBrowser := chromedp.NewContext(actx)
+	browser.ctx = bctx
+	browser.cancel = func() {
+		cancelBrowser()
+		cancelAlloc()
+		os.RemoveAll(browser.dir)
+	}
+	browser.err = chromedp.Do(bctx)
+}
+
+// closeBrowser stops the shared Chromium, if a test started it.
+func closeBrowser() {
+	if browser.cancel != nil {
+		browser.cancel()
+	}
+}
+
+// newBrowser returns the context that drives a new tab of the shared
+// Chromium, in a browser context of the test's own, for at most a minute.
+func newBrowser(t *testing.T, exe string) context.Context {
+	t.Helper()
+	browser.once.Do(func() { startBrowser(exe) })
+	if browser.err != nil {
+		t.Fatalf("starting Chromium: %v", browser.err)
+	}
+	tab, closeTab := chromedp.NewContext(browser.ctx, chromedp.WithNewBrowserContext())
+	t.Cleanup(closeTab)
+	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// TestMain closes the browser the tests shared.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	closeBrowser()
+	os.Exit(code)
 }
 
 // TestBrowserTimeZone checks that the page shows every time in one zone,

@@ -79,6 +79,7 @@ func TestTestAsPersonThroughThePage(t *testing.T) {
 // password, refuses the hook's and none, runs the test and its stop with
 // the person's, and forgets the password.
 func TestBrowserTestAsPerson(t *testing.T) {
+	t.Parallel()
 	exe := chromium(t)
 	l := newLabOf(t, "testdata/leastpriv.toml")
 	first := l.Protected(t, "toolu_p1", "web-01")

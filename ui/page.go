@@ -114,6 +114,7 @@ type indexData struct {
 	Filter   filter
 	Filtered bool   // some filter is set
 	Feed     string // the live feed's URL
+	PollMS   int64  // how often a running action is looked at
 	Rows     []row
 	Matched  int
 	Total    int
@@ -125,7 +126,7 @@ type indexData struct {
 
 func (s *Server) index(w http.ResponseWriter, r *http.Request, csrf string) {
 	f := filterFromQuery(r.URL.Query())
-	d := indexData{CSRF: csrf, Filter: f, Filtered: f.active(), LogPath: s.o.Log.Path()}
+	d := indexData{CSRF: csrf, Filter: f, Filtered: f.active(), LogPath: s.o.Log.Path(), PollMS: s.o.Poll.Milliseconds()}
 	d.Feed = "/events"
 	if q := f.query(); q != "" {
 		d.Feed += "?" + q

@@ -14,36 +14,13 @@ import (
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
-// manyTOML is a site of 500 VPGs of one VM each at a 5 s cadence.
-const manyTOML = `
-name = "many"
-[[site]]
-name = "HQ"
-[[site]]
-name = "DR"
-[[vpg]]
-name = "app"
-recovery_site = "DR"
-status = "MeetingSLA"
-cadence = "5s"
-history = "10m"
-vms = ["app"]
-copies = 500
-[credentials]
-client = [{ id = "rewind", secret = "rewind-secret" }]
-`
-
-// manyPage is the page's server over a site of 500 VPGs, with a log that
-// has a rewind point of each VPG's VM.
+// manyPage is the page's server over a site of testlab.ManySize VPGs,
+// with a log that has a rewind point of each VPG's VM.
 func manyPage(t testing.TB) (*Server, *testlab.Lab, []audit.Record) {
 	t.Helper()
-	sc := filepath.Join(t.TempDir(), "many.toml")
-	if err := os.WriteFile(sc, []byte(manyTOML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	l := testlab.New(t, testlab.Options{Scenario: sc})
+	l := testlab.New(t, testlab.Options{Scenario: testlab.ManyScenario(t)})
 	now := time.Now().UTC()
-	for i := 1; i <= 500; i++ {
+	for i := 1; i <= testlab.ManySize(); i++ {
 		vpg, vm := fmt.Sprintf("app-%03d", i), fmt.Sprintf("app-%03d", i)
 		if err := l.Log.Append(&audit.Record{Tool: "Bash", Decision: audit.DecisionProtected, Targets: []string{vm},
 			Checkpoints: []audit.Checkpoint{{VM: vm, VMIdentifier: l.Sim.VMIdentifier(vm), VPG: vpg, VPGIdentifier: l.Sim.VPGIdentifier(vpg),
@@ -63,23 +40,24 @@ func manyPage(t testing.TB) (*Server, *testlab.Lab, []audit.Record) {
 	return srv, l, recs
 }
 
-// TestVMsViewAtScale: the VMs view of 500 VPGs reads the VPGs once and
+// TestVMsViewAtScale: the VMs view of 500 VPGs (testlab.ManySize) reads the VPGs once and
 // each journal once at most (it read each VPG and its journal twice, one
 // after the other), and not again once their cadences are kept.
 func TestVMsViewAtScale(t *testing.T) {
 	t.Parallel()
 	srv, l, recs := manyPage(t)
+	n := testlab.ManySize()
 	d := srv.vmsView(t.Context(), recs, true)
-	if len(d.VMs) != 500 || d.Problem != "" {
-		t.Fatalf("%d VMs (problem %q), want 500", len(d.VMs), d.Problem)
+	if len(d.VMs) != n || d.Problem != "" {
+		t.Fatalf("%d VMs (problem %q), want %d", len(d.VMs), d.Problem, n)
 	}
 	for _, v := range d.VMs {
 		if !v.VPG.Known || v.VPG.Cadence != 5*time.Second || v.VPG.Health != "ok" {
 			t.Fatalf("VPG %s: %+v", v.VPG.Name, v.VPG)
 		}
 	}
-	if vpgs, one, cps := l.Sim.Count("vpgs"), l.Sim.Count("vpg"), l.Sim.Count("checkpoints"); vpgs != 1 || one != 0 || cps != 500 {
-		t.Errorf("%d VPG listings, %d VPG reads, %d journal listings; want 1, 0, 500", vpgs, one, cps)
+	if vpgs, one, cps := l.Sim.Count("vpgs"), l.Sim.Count("vpg"), l.Sim.Count("checkpoints"); vpgs != 1 || one != 0 || cps != n {
+		t.Errorf("%d VPG listings, %d VPG reads, %d journal listings; want 1, 0, %d", vpgs, one, cps, n)
 	}
 	before := l.Sim.Count("checkpoints")
 	srv.vmsView(t.Context(), recs, true)

@@ -30,7 +30,8 @@ type Options struct {
 	// when Zerto is not configured, and then ZertoProblem says why.
 	Recovery     *recovery.Service
 	ZertoProblem string
-	// Poll is how often the audit log is looked at; DefaultPoll when zero.
+	// Poll is how often the audit log is looked at, and how often the page
+	// looks at an action it started; DefaultPoll when zero.
 	Poll time.Duration
 	// ZertoWait bounds each wait for Zerto; DefaultZertoWait when zero.
 	ZertoWait time.Duration

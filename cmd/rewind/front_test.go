@@ -67,7 +67,11 @@ func TestFrontAgreesWithHook(t *testing.T) {
 func runHook(t *testing.T, event []byte, argv ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(argv[0], argv[1:]...)
+	name := argv[0]
+	if plain := plainBinaries(t); plain != "" {
+		name = filepath.Join(plain, name)
+	}
+	cmd := exec.Command(name, argv[1:]...)
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(event)
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir,

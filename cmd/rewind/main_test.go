@@ -5,6 +5,7 @@ import (
 	"flag"
 	"net"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -20,7 +21,7 @@ import (
 var update = flag.Bool("update", false, "update testscript golden files with the actual output")
 
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(removingPlain{m}, map[string]func(){
 		"rewind": func() {
 			// The search for an agent host among rewind's ancestors stops
 			// at the test binary: a developer's own agent may run the tests.
@@ -34,10 +35,14 @@ func TestMain(m *testing.M) {
 // TestScript runs the end-to-end CLI scripts in testdata/script. Run with
 // -update to rewrite the expected output in the scripts.
 func TestScript(t *testing.T) {
+	plain := plainBinaries(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           "testdata/script",
 		UpdateScripts: *update,
 		Setup: func(env *testscript.Env) error {
+			if plain != "" {
+				env.Setenv("PATH", plain+string(filepath.ListSeparator)+env.Getenv("PATH"))
+			}
 			// Keep every run away from the developer's own config, state
 			// and token cache, and from a ZVM configured in the environment.
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/.config")

@@ -21,6 +21,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/capture"
 	"github.com/rewind-dev/rewind/hook/testlab"
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
 
@@ -375,6 +376,7 @@ func TestHostileShapes(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			race.SkipHugeInput(t, len(tt.command))
 			a, out, _ := e.run(t, "hostile-"+string(rune('a'+i)), tt.command)
 			if got := a.HookSpecificOutput.PermissionDecision; got != tt.decision {
 				t.Errorf("decision %q, want %q (stdout %.300s)", got, tt.decision, out)

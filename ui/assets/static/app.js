@@ -5,6 +5,7 @@
 (function () {
   const csrf = document.querySelector('meta[name="csrf-token"]').content;
   const feedURL = document.querySelector('meta[name="feed"]').content;
+  const pollMS = Number(document.querySelector('meta[name="poll"]').content) || 500;
   const live = document.getElementById("live");
   const records = document.getElementById("records");
 
@@ -309,7 +310,7 @@
 
   async function follow(id) {
     for (;;) {
-      await new Promise((r) => setTimeout(r, 500));
+      await new Promise((r) => setTimeout(r, pollMS));
       let st;
       try {
         const resp = await fetch("/api/jobs/" + encodeURIComponent(id), { credentials: "same-origin" });
