@@ -81,8 +81,14 @@ func TestTestAsPerson(t *testing.T) {
 		!strings.Contains(err.Error(), "runs with a person's own Zerto credentials here, since Zerto refuses rewind's own client (User service-account-rewind is not authorized") {
 		t.Fatalf("a test with nobody to ask: %v", err)
 	}
+	// Confirmed where no credentials can be typed: Zerto's refusal says why
+	// they are needed.
+	_, err = l.svc.Run(t.Context(), Request{ID: rec.ID, Mode: ModeTest, Confirm: func(context.Context, *Plan) (*Operator, error) { return nil, nil }})
+	if !errors.As(err, &ce) || ce.Refused == nil || !strings.Contains(err.Error(), "refuses rewind's own client (User service-account-rewind is not authorized") ||
+		!strings.Contains(err.Error(), "and none were given: nothing was changed") {
+		t.Fatalf("a test confirmed without credentials: %v", err)
+	}
 	for _, confirm := range []func(context.Context, *Plan) (*Operator, error){
-		func(context.Context, *Plan) (*Operator, error) { return nil, nil },
 		func(context.Context, *Plan) (*Operator, error) {
 			return l.svc.NewOperator("service-account-rewind", "x")
 		},

@@ -277,8 +277,7 @@ func (s *Service) confirm(ctx context.Context, req Request, plan *Plan) (*Operat
 		}
 		reason := fmt.Sprintf("%s needs a person's confirmation, and none can be asked here: nothing was changed", what)
 		if plan.Refused != nil {
-			reason = fmt.Sprintf("%s runs with a person's own Zerto credentials here, since Zerto refuses rewind's own client (%s), and none can be asked here: nothing was changed",
-				modeWords(plan.Mode), zertoWords(plan.Refused))
+			reason = refusedWords(plan, "none can be asked here")
 		}
 		return nil, &ConfirmError{Mode: plan.Mode, Reason: reason, Refused: plan.Refused}
 	}
@@ -289,6 +288,11 @@ func (s *Service) confirm(ctx context.Context, req Request, plan *Plan) (*Operat
 	if !plan.AsPerson {
 		return nil, nil
 	}
+	if op == nil && plan.Refused != nil {
+		// Confirmed where no credentials can be typed (an MCP client's
+		// form): say why they are needed, with Zerto's refusal.
+		return nil, &ConfirmError{Mode: plan.Mode, Reason: refusedWords(plan, "none were given"), Refused: plan.Refused}
+	}
 	if op == nil {
 		return nil, errNoOperator
 	}
@@ -296,6 +300,13 @@ func (s *Service) confirm(ctx context.Context, req Request, plan *Plan) (*Operat
 		return nil, err
 	}
 	return op, nil
+}
+
+// refusedWords says that plan runs with a person's own Zerto credentials
+// because Zerto refused rewind's client, and why none are at hand.
+func refusedWords(plan *Plan, none string) string {
+	return fmt.Sprintf("%s runs with a person's own Zerto credentials here, since Zerto refuses rewind's own client (%s), and %s: nothing was changed",
+		modeWords(plan.Mode), zertoWords(plan.Refused), none)
 }
 
 func modeWords(mode string) string {
