@@ -201,6 +201,9 @@ func TestStdinNeverEnds(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
+			// A state folder of its own: runs that share an audit log
+			// wait for each other's lock, which moves the answer.
+			state := t.TempDir()
 			synctest.Test(t, func(t *testing.T) {
 				stdin := endlessStdin{done: make(chan struct{})}
 				defer close(stdin.done)
@@ -212,7 +215,7 @@ func TestStdinNeverEnds(t *testing.T) {
 					Getenv: func(k string) string {
 						switch k {
 						case "REWIND_STATE_DIR":
-							return dir
+							return state
 						case "REWIND_CONFIG":
 							return tt.env
 						}

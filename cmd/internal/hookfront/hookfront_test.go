@@ -2,13 +2,66 @@ package hookfront
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
+
+func TestMain(m *testing.M) {
+	if os.Getenv("REWIND_FRONT_CHILD") == "1" {
+		os.Exit(Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestBudgetEndsTheProcess runs the front as a host does, with a host that
+// never closes stdin: at the budget the front answers, by hook.on_error,
+// and its process ends, although the call's judging still waits for the
+// event.
+func TestBudgetEndsTheProcess(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "rw.toml")
+	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"1s\"\non_error = \"deny\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "--config", cfg)
+	cmd.Env = append(os.Environ(), "REWIND_FRONT_CHILD=1", "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir,
+		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("rewind-hook: %v (stderr %s)", err, stderr.String())
+	}
+	dec := json.NewDecoder(&stdout)
+	var answer struct {
+		HookSpecificOutput struct{ PermissionDecision, PermissionDecisionReason string }
+	}
+	if err := dec.Decode(&answer); err != nil {
+		t.Fatalf("stdout: %v", err)
+	}
+	if a := answer.HookSpecificOutput; a.PermissionDecision != "deny" || !strings.Contains(a.PermissionDecisionReason, "no decision within the hook's budget of 1s") {
+		t.Errorf("answer %+v", a)
+	}
+	if err := dec.Decode(new(any)); !errors.Is(err, io.EOF) {
+		t.Errorf("more than one answer: %v", err)
+	}
+}
 
 const protectEvent = `{"hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"toolu_1","cwd":"/","tool_name":"Bash","tool_input":{"command":"ssh web-01 sudo reboot"}}`
 
