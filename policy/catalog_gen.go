@@ -960,11 +960,11 @@ var catalogCommands = [...]CommandRule{
 	{Match: "vmrun list|listSnapshots|listsnapshots|fileExistsInGuest|directoryExistsInGuest|listProcessesInGuest|listDirectoryInGuest|CopyFileFromGuestToHost|copyFileFromGuestToHost|captureScreen|readVariable|getGuestIPAddress|checkToolsState|listRegisteredVM|listNetworkAdapters|listHostNetworks|listPortForwardings|setPortForwarding|deletePortForwarding|clone|register", Reason: "reads the VM or its guest, copies it, or changes the host's networks", Family: "vmrun"},
 	{Match: "vmrun deleteVM|deletevm|unregister", Effect: 3, Target: "arg:1", Reason: "deletes the VM, or takes it out of the inventory: a checkpoint cannot bring it back", Sample: "vmrun deleteVM /vms/web-01/web-01.vmx", Family: "vmrun"},
 	{Match: "vmrun *", Effect: 1, Target: "arg:1", Reason: "powers the VM on, off or down, changes its snapshots, devices or tools, or runs commands in its guest", Sample: "vmrun stop /vms/web-01/web-01.vmx hard", Family: "vmrun"},
-	{Match: "vmcli * * query|Query", Reason: "reads the VM's power state, snapshots, devices or settings", Family: "vmrun"},
 	{Match: "vmcli VM|vm Create|create", Reason: "creates a new VM: there is nothing to checkpoint yet", Family: "vmrun"},
 	{Match: "vmcli VMTemplate|vmtemplate|vmTemplate Deploy|deploy", Reason: "deploys a template as a new VM: there is nothing to checkpoint yet", Family: "vmrun"},
 	{Match: "vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate query|Query", Reason: "reads the VM's power state, snapshots, devices or settings", Family: "vmrun"},
 	{Match: "vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate *", Effect: 1, Target: "arg:1", Reason: "powers the VM on, off or down, changes its snapshots, devices, settings or tools, or runs commands in its guest", Sample: "vmcli power stop web-01.vmx", Family: "vmrun"},
+	{Match: "vmcli * * query|Query", Reason: "reads the VM's power state, snapshots, devices or settings", Family: "vmrun"},
 	{Match: "vmcli", Effect: 1, Target: "arg:1", Reason: "powers the VM on, off or down, changes its snapshots, devices, settings or tools, or runs commands in its guest", Sample: "vmcli /vms/web-01/web-01.vmx Power Stop", Family: "vmrun"},
 	{Match: "prlctl list|status|statistics|snapshot-list|capture|problem-report|create|clone|register|server|help", Reason: "reads the VMs, copies one or creates a new one", Family: "parallels"},
 	{Match: "prlctl delete|unregister", Effect: 3, Target: "arg:1", Reason: "deletes the VM, or takes it out of Parallels: a checkpoint cannot bring it back", Sample: "prlctl delete web-01", Family: "parallels"},
@@ -1962,6 +1962,7 @@ var catalogTests = [...]TestCase{
 	{Command: "vmcli /vms/web-01/web-01.vmx power query && vmcli /vms/web-01/web-01.vmx Snapshot query -f json && vmcli /vms/web-01/web-01.vmx chipset query && vmcli power query -f json /vms/web-01/web-01.vmx", Family: "vmrun"},
 	{Command: "vmcli VM Create -n web-09 -d /vms/web-09 -g ubuntu-64", Family: "vmrun"},
 	{Command: "vmcli $VMX power stop", Expect: 2, Family: "vmrun"},
+	{Name: "a word query after a module's command is no read (it stands where the VMX would: a VM Zerto does not know, so the hook asks)", Command: "vmcli Snapshot Revert query /vms/web-01/web-01.vmx", Expect: 1, Targets: []string{"query"}, Family: "vmrun"},
 	{Command: "git commit -m 'vmcli /vms/web-01/web-01.vmx snapshot revert pre-upgrade'", Family: "vmrun"},
 	{Command: "prlctl stop web-01 --kill && prlctl set web-02 --memsize 4096", Expect: 1, Targets: []string{"web-01", "web-02"}, Family: "parallels"},
 	{Command: "prlctl snapshot-switch web-01 --id 7f3c", Expect: 1, Targets: []string{"web-01"}, Family: "parallels"},
@@ -4241,33 +4242,33 @@ var catalogRules = [...]commandRule{
 	{src: &catalogCommands[781], label: "catalog:vmrun *", words: []string{"vmrun", "*"}, on: "any", targets: []targetSpec{
 		{kind: 1, n: 1},
 	}, split: ","},
-	{src: &catalogCommands[782], label: "catalog:vmcli * * query|Query", words: []string{"vmcli", "*", "*", "query|Query"}, on: "any", split: ",", alts: [][]string{
-		nil,
-		nil,
-		nil,
-		{"query", "Query"},
-	}},
-	{src: &catalogCommands[783], label: "catalog:vmcli VM|vm Create|create", words: []string{"vmcli", "VM|vm", "Create|create"}, on: "any", split: ",", alts: [][]string{
+	{src: &catalogCommands[782], label: "catalog:vmcli VM|vm Create|create", words: []string{"vmcli", "VM|vm", "Create|create"}, on: "any", split: ",", alts: [][]string{
 		nil,
 		{"VM", "vm"},
 		{"Create", "create"},
 	}},
-	{src: &catalogCommands[784], label: "catalog:vmcli VMTemplate|vmtemplate|vmTemplate Deploy|deploy", words: []string{"vmcli", "VMTemplate|vmtemplate|vmTemplate", "Deploy|deploy"}, on: "any", split: ",", alts: [][]string{
+	{src: &catalogCommands[783], label: "catalog:vmcli VMTemplate|vmtemplate|vmTemplate Deploy|deploy", words: []string{"vmcli", "VMTemplate|vmtemplate|vmTemplate", "Deploy|deploy"}, on: "any", split: ",", alts: [][]string{
 		nil,
 		{"VMTemplate", "vmtemplate", "vmTemplate"},
 		{"Deploy", "deploy"},
 	}},
-	{src: &catalogCommands[785], label: "catalog:vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate query|Query", words: []string{"vmcli", "Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate", "query|Query"}, on: "any", split: ",", alts: [][]string{
+	{src: &catalogCommands[784], label: "catalog:vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate query|Query", words: []string{"vmcli", "Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate", "query|Query"}, on: "any", split: ",", alts: [][]string{
 		nil,
 		{"Chipset", "chipset", "ConfigParams", "configParams", "configparams", "Disk", "disk", "Ethernet", "ethernet", "Guest", "guest", "HGFS", "hgfs", "MKS", "mks", "Nvme", "NVMe", "nvme", "Power", "power", "Sata", "SATA", "sata", "Serial", "serial", "Snapshot", "snapshot", "Tools", "tools", "VProbes", "vprobes", "VMTemplate", "vmtemplate", "vmTemplate"},
 		{"query", "Query"},
 	}},
-	{src: &catalogCommands[786], label: "catalog:vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate *", words: []string{"vmcli", "Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate", "*"}, on: "any", targets: []targetSpec{
+	{src: &catalogCommands[785], label: "catalog:vmcli Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate *", words: []string{"vmcli", "Chipset|chipset|ConfigParams|configParams|configparams|Disk|disk|Ethernet|ethernet|Guest|guest|HGFS|hgfs|MKS|mks|Nvme|NVMe|nvme|Power|power|Sata|SATA|sata|Serial|serial|Snapshot|snapshot|Tools|tools|VProbes|vprobes|VMTemplate|vmtemplate|vmTemplate", "*"}, on: "any", targets: []targetSpec{
 		{kind: 1, n: 1},
 	}, split: ",", alts: [][]string{
 		nil,
 		{"Chipset", "chipset", "ConfigParams", "configParams", "configparams", "Disk", "disk", "Ethernet", "ethernet", "Guest", "guest", "HGFS", "hgfs", "MKS", "mks", "Nvme", "NVMe", "nvme", "Power", "power", "Sata", "SATA", "sata", "Serial", "serial", "Snapshot", "snapshot", "Tools", "tools", "VProbes", "vprobes", "VMTemplate", "vmtemplate", "vmTemplate"},
 		nil,
+	}},
+	{src: &catalogCommands[786], label: "catalog:vmcli * * query|Query", words: []string{"vmcli", "*", "*", "query|Query"}, on: "any", split: ",", alts: [][]string{
+		nil,
+		nil,
+		nil,
+		{"query", "Query"},
 	}},
 	{src: &catalogCommands[787], label: "catalog:vmcli", words: []string{"vmcli"}, on: "any", targets: []targetSpec{
 		{kind: 1, n: 1},
