@@ -669,7 +669,7 @@ func (c *commandRule) extract(s *subject, rest []int) (targets []string, unknown
 		case targetField:
 			unknown = fieldValues(s, spec.flag, func(v string) { targets = c.splitAdd(targets, v) }) || unknown
 		case targetPath:
-			vals, unk := pathValues(s, c.positionals(s), spec.flag)
+			vals, unk := pathValues(s, c.positionals(s), spec.flag, spec.last)
 			unknown = unknown || unk
 			for _, v := range vals {
 				targets = c.splitAdd(targets, v)

@@ -110,7 +110,7 @@ func TestPathValues(t *testing.T) {
 				pos = append(pos, i)
 			}
 		}
-		got, unknown := pathValues(s, pos, tc.seg)
+		got, unknown := pathValues(s, pos, tc.seg, false)
 		if !slices.Equal(got, tc.want) || unknown != tc.unknown {
 			t.Errorf("pathValues(%q, %q) = %q, %v; want %q, %v", tc.args, tc.seg, got, unknown, tc.want, tc.unknown)
 		}
@@ -254,4 +254,30 @@ func perByteValid(s string) string {
 // unquoteAll drops JSON's escapes, which a value read from JSON loses.
 func unquoteAll(s string) string {
 	return strings.NewReplacer(`\"`, `"`, `\\`, `\`, `\/`, `/`).Replace(s)
+}
+
+// TestSegmentAfterLast: "path:SEGMENT$" takes the segment after SEGMENT
+// only where the path ends there, whatever follows in a query, a fragment
+// or a trailing slash.
+func TestSegmentAfterLast(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		w, want string
+		ok      bool
+	}{
+		{"/subscriptions/0/resourceGroups/prod", "prod", true},
+		{"https://management.azure.com/subscriptions/0/resourcegroups/prod/?api-version=1&x=a/b", "prod", true},
+		{"https://management.azure.com/subscriptions/0/resourcegroups/prod#/providers/x", "prod", true},
+		{"/subscriptions/0/resourceGroups/prod/providers/Microsoft.Storage/storageAccounts/st", "", false},
+		{"/subscriptions/0/resourceGroups//prod//", "prod", true},
+		{"/subscriptions/0/resourceGroups", "", false},
+		{"resourceGroups", "", false},
+	} {
+		if got, ok := segmentAfter(tc.w, "resourceGroups", true); got != tc.want || ok != tc.ok {
+			t.Errorf("segmentAfter(%q, last) = %q, %v; want %q, %v", tc.w, got, ok, tc.want, tc.ok)
+		}
+	}
+	if got, ok := segmentAfter("/subscriptions/0/resourceGroups/prod/providers/x", "resourceGroups", false); got != "prod" || !ok {
+		t.Errorf("segmentAfter without last = %q, %v; want prod", got, ok)
+	}
 }

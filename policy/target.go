@@ -28,11 +28,16 @@ type targetSpec struct {
 	flag string // the option's name without dashes, for targetFlag; the key or segment for targetField and targetPath
 	raw  string // the option as written in the spec, for samples
 	n    int    // 1-based, for targetArg
+	// last, for targetPath ("path:SEGMENT$"), takes the segment only
+	// where the path ends after it: a resource group's own ID, not that
+	// of a resource in it.
+	last bool
 }
 
 // parseTargets parses a target spec: alternatives joined by "|", each
-// "flag:NAME", "flags:NAME", "arg:N", "dest:N", "field:KEY", "path:SEGMENT",
-// "args" or "host".
+// "flag:NAME", "flags:NAME", "arg:N", "dest:N", "field:KEY", "path:SEGMENT"
+// (or "path:SEGMENT$", the segment after it only where the path ends
+// there), "args" or "host".
 func parseTargets(s string) ([]targetSpec, error) {
 	if s == "" {
 		return nil, nil
@@ -62,14 +67,18 @@ func parseTargets(s string) ([]targetSpec, error) {
 			}
 			specs = append(specs, targetSpec{kind: k, n: n})
 		case "field", "path":
-			if arg == "" || strings.ContainsAny(arg, " =/:") {
+			last := false
+			if kind == "path" {
+				arg, last = strings.CutSuffix(arg, "$")
+			}
+			if arg == "" || strings.ContainsAny(arg, " =/:$") {
 				return nil, fmt.Errorf("bad target %q: %s needs a name, as in %s", alt, kind, map[string]string{"field": "field:InstanceId", "path": "path:qemu"}[kind])
 			}
 			k := targetField
 			if kind == "path" {
 				k = targetPath
 			}
-			specs = append(specs, targetSpec{kind: k, flag: arg, raw: arg})
+			specs = append(specs, targetSpec{kind: k, flag: arg, raw: arg, last: last})
 		case "args", "host":
 			if arg != "" || strings.Contains(alt, ":") {
 				return nil, fmt.Errorf("bad target %q: %s takes no value", alt, kind)
@@ -92,8 +101,9 @@ func parseTargets(s string) ([]targetSpec, error) {
 // segment after the segment named seg, in any case: "100" for "qemu". A
 // word decided at run time leaves the value unknown where a path goes: a
 // positional word, the value of an option that takes IDs or a URL, or a
-// word whose known text shows the segment.
-func pathValues(s *subject, pos []int, seg string) (values []string, unknown bool) {
+// word whose known text shows the segment. With last, a path that goes on
+// past that segment gives none.
+func pathValues(s *subject, pos []int, seg string, last bool) (values []string, unknown bool) {
 	shown := "/" + seg + "/"
 	next := 0 // pos is in order: pos[next] is the first positional not before i
 	for i := 0; i < len(s.args); i++ {
@@ -115,7 +125,7 @@ func pathValues(s *subject, pos []int, seg string) (values []string, unknown boo
 			}
 			w = v
 		}
-		if v, ok := segmentAfter(w, seg); ok {
+		if v, ok := segmentAfter(w, seg, last); ok {
 			values = append(values, v)
 		}
 	}
@@ -133,25 +143,31 @@ func pathOption(opt string) bool {
 
 // segmentAfter returns the segment of a path or URL after the segment
 // named seg, compared without regard to case; a query or fragment ends
-// the path.
-func segmentAfter(w, seg string) (string, bool) {
+// the path, and empty segments (a doubled or trailing slash) are none.
+// With last, it is found only where no segment follows it.
+func segmentAfter(w, seg string, last bool) (string, bool) {
 	if !strings.Contains(w, "/") {
 		return "", false
 	}
 	if i := strings.IndexAny(w, "?#"); i >= 0 {
 		w = w[:i]
 	}
-	found := false
+	found, value := false, ""
 	for part := range strings.SplitSeq(w, "/") {
 		switch {
 		case part == "":
+		case value != "":
+			return "", false // last, and the path goes on
 		case found:
-			return part, true
+			if !last {
+				return part, true
+			}
+			value = part
 		case strings.EqualFold(part, seg):
 			found = true
 		}
 	}
-	return "", false
+	return value, value != ""
 }
 
 // globTarget reports whether a target holds a wildcard, as a VM name
