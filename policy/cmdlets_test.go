@@ -14,7 +14,7 @@ import (
 func TestCmdletSurfaces(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, "")
-	for _, family := range []string{"hyperv", "powercli", "azpowershell"} {
+	for _, family := range []string{"hyperv", "powercli", "azure-powershell"} {
 		t.Run(family, func(t *testing.T) {
 			b, err := os.ReadFile("testdata/cmdlets/" + family + ".txt")
 			if err != nil {
@@ -63,7 +63,7 @@ func TestCmdletIndex(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, "[[command]]\ncmdlets = [\"Stop-*\"]\neffect = \"ask\"\n[[command]]\ncmdlets = [\"Stop-VM\"]\neffect = \"deny\"\n")
 	names := []string{"Stop-VM", "stop-vm", "Get-VM", "Remove-VM", "Invoke-Command", "icm", "Frob-Nicate", "Set-VMHost", "Restart-Service"}
-	for _, f := range []string{"hyperv", "powercli", "azpowershell"} {
+	for _, f := range []string{"hyperv", "powercli", "azure-powershell"} {
 		b, _ := os.ReadFile("testdata/cmdlets/" + f + ".txt")
 		for line := range strings.SplitSeq(string(b), "\n") {
 			if line != "" && !strings.HasPrefix(line, "#") {
