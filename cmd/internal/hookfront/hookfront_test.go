@@ -29,10 +29,7 @@ func TestMain(m *testing.M) {
 func TestBudgetEndsTheProcess(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rw.toml")
-	if err := os.WriteFile(cfg, []byte("[hook]\nbudget = \"1s\"\non_error = \"deny\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeConfig(t, dir, "[hook]\nbudget = \"1s\"\non_error = \"deny\"\n")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "--config", cfg)
@@ -65,6 +62,16 @@ func TestBudgetEndsTheProcess(t *testing.T) {
 
 const protectEvent = `{"hook_event_name":"PreToolUse","session_id":"s","tool_use_id":"toolu_1","cwd":"/","tool_name":"Bash","tool_input":{"command":"ssh web-01 sudo reboot"}}`
 
+// writeConfig writes a config of text in dir and returns its path.
+func writeConfig(t *testing.T, dir, text string) string {
+	t.Helper()
+	cfg := filepath.Join(dir, "rw.toml")
+	if err := os.WriteFile(cfg, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
 // fakeHook writes a shell script to stand for rewind: it keeps its
 // arguments in dir, then answers.
 func fakeHook(t *testing.T, dir string) func() (string, error) {
@@ -86,10 +93,7 @@ func fakeHook(t *testing.T, dir string) func() (string, error) {
 func TestFlagsTravel(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := filepath.Join(dir, "rw.toml")
-	if err := os.WriteFile(cfg, []byte("[hook]\non_error = \"deny\"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeConfig(t, dir, "[hook]\non_error = \"deny\"\n")
 	getenv := func(k string) string {
 		if k == "REWIND_STATE_DIR" {
 			return filepath.Join(dir, "state")
