@@ -6,12 +6,13 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
-	"github.com/rewind-dev/rewind/internal/race"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/race"
 )
 
 // writeTgz writes a gzipped tar of empty files with the given names.

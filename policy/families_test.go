@@ -2,11 +2,12 @@ package policy
 
 import (
 	"errors"
-	"github.com/rewind-dev/rewind/internal/race"
 	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/internal/race"
 )
 
 // familyCases are calls of every family: a change with its targets, a read,

@@ -3,13 +3,13 @@ package policy
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/rewind-dev/rewind/internal/race"
 	"os"
 	"runtime"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/internal/shapes"
 )
 

@@ -2,9 +2,9 @@ package shell
 
 import (
 	"fmt"
-	"github.com/rewind-dev/rewind/internal/race"
 	"testing"
 
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/internal/shapes"
 )
 

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/rewind-dev/rewind/internal/race"
 	"io"
 	"log"
 	"log/slog"
@@ -17,6 +16,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/internal/race"
 )
 
 func TestEndToEndAgainstFake(t *testing.T) {

@@ -2,10 +2,10 @@ package zvm_test
 
 import (
 	"errors"
-	"github.com/rewind-dev/rewind/internal/race"
 	"testing"
 	"time"
 
+	"github.com/rewind-dev/rewind/internal/race"
 	"github.com/rewind-dev/rewind/zvm"
 	"github.com/rewind-dev/rewind/zvmsim"
 )
