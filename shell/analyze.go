@@ -55,6 +55,7 @@ type Finding struct {
 func Scan(src string, visit func(Finding)) {
 	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
 	a.reparseBytes = max(minReparseBytes, min(len(src), maxParsedBytes-len(src)))
+	a.makeWork = max(minMakeWork, makeWorkPerByte*len(src))
 	a.code(src, "", nil, 0, nil, dBash, false)
 	a.flush()
 }
@@ -123,6 +124,10 @@ type analyzer struct {
 	// reparseBytes is how many more bytes of code handed on may be
 	// parsed (see maxParsedBytes).
 	reparseBytes int
+	// makeWork is what expanding the variables of every makefile the
+	// call reads may still cost, in bytes read (see makeWorkPerByte): one
+	// budget for the call, however many make commands it runs.
+	makeWork int
 	// limitPending is the place in out.Unparsed, plus one, of the report
 	// that the code handed on is past maxReparses, until it is handed to
 	// visit (limitSent); a line rolled back drops it, and it is made again.

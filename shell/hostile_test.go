@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"fmt"
 	"github.com/rewind-dev/rewind/internal/race"
 	"strings"
 	"testing"
@@ -63,6 +64,9 @@ var hostileCases = []struct {
 	{"makefile variables of variables", "make -f - <<'EOF'\nV0 :=\nV1 = " + strings.Repeat("$(V0) ", 300) + "\nV2 = " + strings.Repeat("$(V1) ", 300) + "\nV3 = " + strings.Repeat("$(V2) ", 300) + "\nt:\n\t$(V3)\nEOF\ngovc vm.destroy web-01", "govc", true},
 	{"makefile lines continued", "make -f - <<'EOF'\nX = " + strings.Repeat("x\\\n", 60000) + "\nt:\n\techo " + strings.Repeat("x\\\n", 60000) + "\nEOF\ngovc vm.destroy web-01", "govc", true},
 	{"makefile appends", "make -f - <<'EOF'\n" + strings.Repeat("X+=y\n", 80000) + "t:\n\techo\nEOF\ngovc vm.destroy web-01", "govc", false},
+	// A define sets the variable anew: what += appends to is its body.
+	{"makefile define between appends", "make -f - <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "govc", false},
+	{"makefile define between appends as data", "cat <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "", false},
 	{"a written script run within the bound", "cat > r <<'E'\n" + strings.Repeat("true\n", 10000) + "E\n" + strings.Repeat("bash r\n", 4) + "govc vm.destroy web-01", "govc", false},
 	// Lines mended because the parser reads them otherwise than bash
 	// are parsed again a bounded number of times.
@@ -96,6 +100,39 @@ func TestHostile(t *testing.T) {
 				t.Errorf("unparsed: %.200s", a.Unparsed[0].Err)
 			}
 		})
+	}
+}
+
+// TestMakefilesShareOneBudget runs a written makefile whose variables
+// expand to their power many times: the expansions of all the make
+// commands of a call share one budget, so that their cost is that of one.
+func TestMakefilesShareOneBudget(t *testing.T) {
+	race.SkipHuge(t)
+	mk := "V0 := x\n"
+	for i := 1; i <= 5; i++ {
+		mk += fmt.Sprintf("V%d = %s\n", i, strings.Repeat(fmt.Sprintf("$(V%d) ", i-1), 16))
+	}
+	src := "cat > Makefile <<'E'\n" + mk + "t:\n\t$(V5)\nE\n" + strings.Repeat("make\n", 300) + "govc vm.destroy web-01"
+	var a *Analysis
+	if n := allocatedBy(func() { a = Analyze(src) }); n > 256<<20 {
+		t.Errorf("%d make commands allocated %d MiB", 300, n>>20)
+	}
+	if _, ok := find(a, "govc"); !ok {
+		t.Errorf("govc not found after the make commands")
+	}
+}
+
+// TestMakefileAppendsAreLinear: a ?= that changes nothing between +=s
+// leaves what += appends to as it is, so that appending stays linear.
+func TestMakefileAppendsAreLinear(t *testing.T) {
+	race.SkipHuge(t)
+	src := "make -f - <<'EOF'\n" + strings.Repeat("X?=a\nX+=y\n", 20000) + "t:\n\techo\nEOF\ngovc vm.destroy web-01"
+	var a *Analysis
+	if n := allocatedBy(func() { a = Analyze(src) }); n > 64<<20 {
+		t.Errorf("20,000 appends allocated %d MiB", n>>20)
+	}
+	if _, ok := find(a, "govc"); !ok {
+		t.Errorf("govc not found after the makefile")
 	}
 }
 

@@ -37,14 +37,14 @@ var makeDefaults = sync.OnceValue(func() map[string]string {
 // makeCommand reads make's command line: the makefiles it reads, its
 // --eval texts and its VAR=VALUE operands.
 func (a *analyzer) makeCommand(c *code, src string, args []field, in *input) {
-	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}, work: max(minMakeWork, makeWorkPerByte*len(src))}
+	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}}
 	var files []field
 	var evals []field
 	for i := 0; i < len(args); i++ {
 		f := args[i]
 		if f.dyn {
 			if name, v, ok := cutAssignment(f); ok && validName(name) {
-				m.vars[name] = v
+				m.set(name, v)
 			}
 			continue
 		}
@@ -74,7 +74,7 @@ func (a *analyzer) makeCommand(c *code, src string, args []field, in *input) {
 			}
 		default:
 			if name, v, ok := cutAssignment(f); ok && validName(strings.TrimRight(name, ":+?!")) {
-				m.vars[strings.TrimRight(name, ":+?!")] = v
+				m.set(strings.TrimRight(name, ":+?!"), v)
 			}
 		}
 	}
@@ -120,7 +120,7 @@ func (a *analyzer) makeCommand(c *code, src string, args []field, in *input) {
 
 // makeFlags reads the options MAKEFLAGS gives make: its --eval texts.
 func (a *analyzer) makeFlags(c *code, src string, words []string) {
-	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}, work: max(minMakeWork, makeWorkPerByte*len(src))}
+	m := &makefile{a: a, c: c, src: src, vars: map[string]field{}}
 	for k := 0; k < len(words); k++ {
 		w := words[k]
 		switch {
@@ -142,16 +142,14 @@ type makefile struct {
 	// appends hold the values of the variables += last set, which later
 	// += append to without copying them (see assign).
 	appends map[string]*[2]strings.Builder
-	// work is what expanding variables may still cost, in bytes read:
-	// each reference of a variable expands it again, and references of
-	// references would cost the power of their nesting.
-	work int
 	// oneShell says that .ONESHELL is set: a recipe is one script.
 	oneShell bool
 }
 
-// makeWork is what expanding a makefile's variables may cost, per byte of
-// the makefile and at least.
+// makeWork is what expanding makefiles' variables may cost a call, per
+// byte of the command line analysed and at least (analyzer.makeWork): each
+// reference of a variable expands it again, and references of references
+// would cost the power of their nesting.
 const (
 	makeWorkPerByte = 64
 	minMakeWork     = 1 << 20
@@ -231,7 +229,7 @@ func (m *makefile) read(text string, depth int) {
 				body = append(body, lines[k])
 			}
 			k++
-			m.vars[name] = staticField(strings.Join(body, "\n"))
+			m.set(name, staticField(strings.Join(body, "\n")))
 			continue
 		case "include", "-include", "sinclude":
 			flush()
@@ -311,16 +309,20 @@ func makeAssignment(line string) (name, op, value string, ok bool) {
 	return name, line[j : i+1], strings.TrimSpace(line[i+1:]), true
 }
 
+// set gives a variable its value, other than by +=: the builder += kept for
+// it no longer holds it.
+func (m *makefile) set(name string, v field) {
+	delete(m.appends, name)
+	m.vars[name] = v
+}
+
 // assign records a variable; "!=" runs its value as a shell command.
 func (m *makefile) assign(name, op, value string) {
-	if op != "+=" {
-		delete(m.appends, name)
-	}
 	switch op {
 	case "!=":
 		v := m.expand(value, nil, 0)
 		m.shell(v, "make !=")
-		m.vars[name] = field{val: value, skel: dynamicPlaceholder, dyn: true}
+		m.set(name, field{val: value, skel: dynamicPlaceholder, dyn: true})
 	case "+=":
 		prev := m.vars[name]
 		b := m.appends[name]
@@ -339,12 +341,12 @@ func (m *makefile) assign(name, op, value string) {
 		return
 	case "?=":
 		if _, ok := m.vars[name]; !ok {
-			m.vars[name] = staticField(value)
+			m.set(name, staticField(value))
 		}
 	case ":=", "::=", ":::=":
-		m.vars[name] = m.expand(value, nil, 0)
+		m.set(name, m.expand(value, nil, 0))
 	default:
-		m.vars[name] = staticField(value)
+		m.set(name, staticField(value))
 	}
 }
 
@@ -404,8 +406,8 @@ func (m *makefile) expand(s string, r *rule, depth int) field {
 		m.a.unparsed(s, "makefile variables nested too deep to read", m.c.host, m.c.via)
 		return field{val: s, skel: dynamicPlaceholder, dyn: true}
 	}
-	if m.work -= len(s) + 1; m.work < 0 {
-		if m.work+len(s)+1 >= 0 {
+	if m.a.makeWork -= len(s) + 1; m.a.makeWork < 0 {
+		if m.a.makeWork+len(s)+1 >= 0 {
 			// The first expansion past the bound: the rest are known
 			// only at run time, as this one is.
 			m.a.unparsed(s, "makefile variables expand to too much to read", m.c.host, m.c.via)
