@@ -85,6 +85,9 @@ func TestRepeatedCommandKeepsItsVerdict(t *testing.T) {
 		{"govc vm.destroy web-01\ngovc vm.destroy web-01", Deny},
 		{"rm $'-rf\\x00.rewind.toml'; rm -rf .rewind.toml", Ask},
 		{"echo ls >> f\necho ls >> f", None},
+		// A file no rule guards, by folder and name: no byte of either
+		// makes it another folder's file.
+		{"cd /tmp; echo a > $'x\\x00.rewind.toml'; cd $'/tmp\\x00x'; echo b > .rewind.toml", Ask},
 	} {
 		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
 			t.Errorf("%q: got %s (%s), want %s", tt.cmd, v.Effect, v.Reason, tt.want)

@@ -774,13 +774,17 @@ type walk struct {
 	reads *int
 	// unguarded holds the files, by folder and name, that the call wrote
 	// and no rule of writes matches (see judgeWrites).
-	unguarded map[string]bool
+	unguarded map[fileIn]bool
 }
 
+// fileIn is a file by the folder a command ran in and the name it wrote:
+// a key of two strings, which no byte of either can make another's.
+type fileIn struct{ dir, name string }
+
 // unguardedFiles returns walk.unguarded, made on first use.
-func (w *walk) unguardedFiles() map[string]bool {
+func (w *walk) unguardedFiles() map[fileIn]bool {
 	if w.unguarded == nil {
-		w.unguarded = map[string]bool{}
+		w.unguarded = map[fileIn]bool{}
 	}
 	return w.unguarded
 }

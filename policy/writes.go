@@ -175,13 +175,13 @@ const maxLinkHops = 40
 
 // judgeWrites is the pass of the rules with writes over the files written:
 // the first rule that matches one of them decides.
-func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, applies func(*writeRule) bool, unguarded map[string]bool) (Match, bool) {
+func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, applies func(*writeRule) bool, unguarded map[fileIn]bool) (Match, bool) {
 	if unguarded != nil {
 		// A file that no rule's globs match was judged once: "echo ls
 		// >> f" a million times costs one look at f.
 		kept := files[:0:0]
 		for _, f := range files {
-			if !unguarded[cwd+"\x00"+f.name] {
+			if !unguarded[fileIn{cwd, f.name}] {
 				kept = append(kept, f)
 			}
 		}
@@ -232,7 +232,7 @@ func (p *Policy) judgeWrites(rules []*writeRule, files []written, cwd string, ap
 					continue files
 				}
 			}
-			unguarded[cwd+"\x00"+w.name] = true
+			unguarded[fileIn{cwd, w.name}] = true
 		}
 	}
 	return Match{}, false
