@@ -10,6 +10,9 @@ var unknowableCases = []analyzeCase{
 	{name: "braces make the name", src: `s{s,}h web-01 reboot`, want: []string{"sh: ssh sh web-01 reboot", "sh: web-01 reboot"}},
 	{name: "empty brace word", src: `{,}ssh web-01 x`, want: []string{"ssh: web-01 x"}},
 	{name: "nested braces", src: `echo a{b{c,d},e}`, want: []string{"echo abc abd ae"}},
+	// bash ends $'...' at a NUL, as a C string ends; the word goes on
+	// after the quote.
+	{name: "$'...' ends at a NUL", src: `printf %s $'ab\x00cd'efg $'\0zz'q`, want: []string{"printf %s abefg q"}},
 	{name: "brace sequence", src: `echo {1..10..3} {a..e..2} {01..3}`, want: []string{"echo 1 4 7 10 a c e 01 02 03"}},
 	{name: "braces with a substitution", src: `{ssh,$(pick)} x`, want: []string{"pick"}, dynamic: 0},
 	{name: "braces after a wrapper", src: `sudo {govc,vm.destroy} web-01`, want: []string{"govc vm.destroy web-01"}},

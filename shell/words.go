@@ -168,12 +168,16 @@ func wordValue(w *syntax.Word, param func(*syntax.ParamExp) (string, bool)) (str
 }
 
 // singleQuoted is the value of '...' (as written) or $'...' (escapes
-// decoded).
+// decoded, up to a NUL: bash ends the quoted text there, as a C string
+// ends, so that $'.rewind.toml\x00x' names .rewind.toml).
 func singleQuoted(x *syntax.SglQuoted) string {
 	if !x.Dollar {
 		return x.Value
 	}
 	s, _ := decodeEscapes(x.Value, false)
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
 	return s
 }
 
