@@ -20,6 +20,10 @@ const maxTclDepth = 32
 type tclWord struct {
 	text string
 	dyn  bool // holds a $variable or [command] substitution
+	// braced says the word was {...}, whose text tclReadWord read as a
+	// script already: reading it again would double the cost at every
+	// level of nesting.
+	braced bool
 }
 
 // readTcl reads Tcl code into r.
@@ -103,7 +107,7 @@ func tclReadWord(r *interpResult, s string, i, depth int) (tclWord, int) {
 		}
 		body := s[i+1 : min(j, len(s))]
 		readTcl(r, body, depth+1)
-		return tclWord{text: strings.ReplaceAll(body, "\\\n", " ")}, min(j+1, len(s))
+		return tclWord{text: strings.ReplaceAll(body, "\\\n", " "), braced: true}, min(j+1, len(s))
 	}
 	var b strings.Builder
 	dyn := false
@@ -223,10 +227,10 @@ func tclCommand(r *interpResult, words []tclWord, depth int) {
 		r.start(procShell, "system", b.String(), nil)
 	case "catch", "if", "elseif", "else", "while", "for", "foreach", "lmap", "namespace", "try", "apply", "dict", "switch":
 		// Commands that run their words as scripts, which may be quoted
-		// rather than braced: each word is read as a script too (a
-		// condition or a list read so names no process).
+		// rather than braced: each quoted or bare word is read as a
+		// script too (a condition or a list read so names no process).
 		for _, w := range args {
-			if !w.dyn {
+			if !w.dyn && !w.braced {
 				readTcl(r, w.text, depth+1)
 			}
 		}
@@ -240,6 +244,9 @@ func tclCommand(r *interpResult, words []tclWord, depth int) {
 		case name.text == "time" && len(args) > 1:
 			// time SCRIPT COUNT.
 			args = args[:1]
+		}
+		if len(args) == 1 && args[0].braced {
+			break // read as a script already
 		}
 		var b strings.Builder
 		for _, w := range args {

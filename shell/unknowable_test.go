@@ -279,6 +279,11 @@ var unknowableCases = []analyzeCase{
 	{name: "tclsh prints", src: "tclsh <<<'puts hello; set x [expr 1+1]'", not: []string{"rm"}},
 	{name: "tclsh catch of a quoted script", src: `tclsh <<<'catch "exec rm y"'`, want: []string{"rm y"}},
 	{name: "tclsh if with a quoted body", src: `tclsh <<<'if 1 "exec rm y"'`, want: []string{"rm y"}},
+	// A braced body is read once, however deep: reading it again at each
+	// level doubled the cost and made plain code too deep to read.
+	{name: "tclsh control structures nested", src: "tclsh <<<'foreach x {a b} { if {1} { while {0} { foreach y {c} { if {1} { catch { if {1} { foreach z {d} { puts hi } } } } } } } }'", not: []string{"rm"}},
+	{name: "tclsh exec nested in control structures", src: "tclsh <<<'if {1} { if {1} { if {1} { if {1} { if {1} { exec rm y } } } } }'", want: []string{"rm y"}},
+	{name: "tclsh eval of a braced script", src: "tclsh <<<'eval {eval {eval {eval {eval {exec rm y}}}}}'", want: []string{"rm y"}},
 	{name: "tclsh namespace eval", src: `tclsh <<<'namespace eval ::n "exec rm y"'`, want: []string{"rm y"}},
 	{name: "tclsh after a delay", src: `tclsh <<<'after 0 exec rm y'`, want: []string{"rm y"}},
 	{name: "tclsh time of a script", src: `tclsh <<<'time {exec rm y} 3'`, want: []string{"rm y"}},
