@@ -651,7 +651,6 @@ func (r *reader) nameToken(f *frame, t token) {
 	r.beginCommand(f, t, 0, f.tok.start)
 }
 
-// callName reads the name after & or . .
 // openGroup opens the group that c, and n after it, begin at r.pos: (,
 // {, $(, @( and, with hash, @{; the group returns to ret when it closes.
 // It reports false when they begin none.
@@ -678,6 +677,7 @@ func (r *reader) openGroup(c, n rune, ret retKind, hash bool) bool {
 	return true
 }
 
+// callName reads the name after & or . .
 func (r *reader) callName(f *frame) {
 	c, w := runeAt(r.src, r.pos)
 	n, _ := runeAt(r.src, r.pos+w)
