@@ -216,6 +216,21 @@ func jsonPointer(v any, ptr string) any {
 // It costs the product of the two counts of parts at most, whatever the
 // pattern: a project's .gitignore, which the agent writes, is matched so.
 func matchPath(pattern, name string) bool {
+	if !strings.Contains(pattern, "**") {
+		// Part for part: as many parts, each matching its own.
+		if strings.Count(pattern, "/") != strings.Count(name, "/") {
+			return false
+		}
+		for pattern != "" || name != "" {
+			p, prest, _ := strings.Cut(pattern, "/")
+			n, nrest, _ := strings.Cut(name, "/")
+			if ok, _ := path.Match(p, n); !ok {
+				return false
+			}
+			pattern, name = prest, nrest
+		}
+		return true
+	}
 	pat, parts := strings.Split(pattern, "/"), strings.Split(name, "/")
 	// at[j] says whether the pattern's parts so far match the first j
 	// parts of the name.
@@ -224,9 +239,9 @@ func matchPath(pattern, name string) bool {
 	at[0] = true
 	for _, p := range pat {
 		clear(next)
+		reached := false
 		if p == "**" {
 			// Any number of folders: every j at or after one reached.
-			reached := false
 			for j := range at {
 				reached = reached || at[j]
 				next[j] = reached
@@ -235,10 +250,13 @@ func matchPath(pattern, name string) bool {
 			for j := range parts {
 				if at[j] {
 					if ok, _ := path.Match(p, parts[j]); ok {
-						next[j+1] = true
+						next[j+1], reached = true, true
 					}
 				}
 			}
+		}
+		if !reached {
+			return false // no prefix of the name matches any more
 		}
 		at, next = next, at
 	}
