@@ -46,19 +46,80 @@ func hasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 
 // globDotsWords are the words that, anywhere in a call, may turn on
 // matching of dot files by patterns, or matching in any case (nocaseglob,
-// zsh's NO_CASE_GLOB): with one, patterns match both ways.
-var globDotsWords = []string{"dotglob", "globignore", "bashopts", "glob_dots", "globdots", "setopt", "caseglob", "case_glob"}
+// zsh's NO_CASE_GLOB): with one, patterns match both ways. They are
+// written as zsh reads an option's name, in lower case and without
+// underscores, and found in any case with underscores anywhere: zsh takes
+// GLOB_DOTS, globdots and G_L_O_B_DOTS alike. Each holds "glob" or "opt",
+// which mentionsGlobDots looks for first.
+var globDotsWords = []string{"dotglob", "globignore", "bashopts", "globdots", "setopt", "caseglob"}
 
 // mentionsGlobDots reports whether code mentions a way to make patterns
-// match dot files or ignore case.
+// match dot files or ignore case: one of globDotsWords. It runs on every
+// command string, a commit message of megabytes included, so it looks for
+// the words' rarer letters ('b' of "glob", 'p' of "opt") with IndexByte
+// and reads the text around each, rather than folding the whole text.
 func mentionsGlobDots(code string) bool {
-	lower := strings.ToLower(code)
-	for _, w := range globDotsWords {
-		if strings.Contains(lower, w) {
-			return true
+	for _, anchor := range []byte("bBpP") {
+		for i := 0; ; i++ {
+			j := strings.IndexByte(code[i:], anchor)
+			if j < 0 {
+				break
+			}
+			i += j
+			if globDotsAt(code, i) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// globDotsAt reports whether one of globDotsWords is in code around the
+// 'b' of its "glob" or the 'p' of its "opt" at i.
+func globDotsAt(code string, i int) bool {
+	if code[i]|0x20 == 'b' {
+		start := foldedBefore(code, i, "glo")
+		if start < 0 {
+			return false
+		}
+		return foldedBefore(code, start, "dot") >= 0 || foldedBefore(code, start, "case") >= 0 ||
+			foldedAfter(code, i+1, "ignore") || foldedAfter(code, i+1, "dots")
+	}
+	start := foldedBefore(code, i, "o")
+	if start < 0 || !foldedAfter(code, i+1, "t") {
+		return false
+	}
+	return foldedBefore(code, start, "set") >= 0 || foldedBefore(code, start, "bash") >= 0 && foldedAfter(code, i+1, "ts")
+}
+
+// foldedBefore returns where w ends the text before end, in any case and
+// with underscores anywhere, starts; or -1 when it does not.
+func foldedBefore(s string, end int, w string) int {
+	for k := len(w) - 1; k >= 0; k-- {
+		for end > 0 && s[end-1] == '_' {
+			end--
+		}
+		if end == 0 || s[end-1]|0x20 != w[k] {
+			return -1
+		}
+		end--
+	}
+	return end
+}
+
+// foldedAfter reports whether the text from start begins with w, in any
+// case and with underscores anywhere.
+func foldedAfter(s string, start int, w string) bool {
+	for k := range len(w) {
+		for start < len(s) && s[start] == '_' {
+			start++
+		}
+		if start == len(s) || s[start]|0x20 != w[k] {
+			return false
+		}
+		start++
+	}
+	return true
 }
 
 // expandGlob returns the files an absolute pattern names on the disk, in

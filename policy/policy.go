@@ -387,8 +387,9 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 // findings as they come, keeping only what its verdict needs.
 func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
 	folds := p.folds(cwd)
+	dots := mentionsGlobDots(cmd)
 	for _, f := range folds {
-		f.w.globDots = mentionsGlobDots(cmd)
+		f.w.globDots = dots
 	}
 	shell.Scan(cmd, func(x shell.Finding) {
 		for _, f := range folds {
