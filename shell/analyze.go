@@ -24,9 +24,12 @@ const (
 var errTooDeep = errors.New("nesting too deep")
 
 // Analyze analyses a shell command string into the invocations that would run.
-func Analyze(src string) *Analysis {
+func Analyze(src string) *Analysis { return analyze(src, minElided, true) }
+
+// analyze is Analyze with the analyzer's elideMin and elideRatio given.
+func analyze(src string, elideMin int, elideRatio bool) *Analysis {
 	out := &Analysis{Invocations: []Invocation{}}
-	Scan(src, func(f Finding) {
+	scan(src, elideMin, elideRatio, func(f Finding) {
 		switch {
 		case f.Invocation != nil:
 			out.Invocations = append(out.Invocations, *f.Invocation)
@@ -52,8 +55,10 @@ type Finding struct {
 // known to run: for each line its invocations, then its dynamic commands,
 // then its unparsed parts, each in source order. The pointers are valid
 // only during the call.
-func Scan(src string, visit func(Finding)) {
-	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit}
+func Scan(src string, visit func(Finding)) { scan(src, minElided, true, visit) }
+
+func scan(src string, elideMin int, elideRatio bool, visit func(Finding)) {
+	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit, elideMin: elideMin, elideRatio: elideRatio}
 	a.reparseBytes = max(minReparseBytes, min(len(src), maxParsedBytes-len(src)))
 	a.makeWork = max(minMakeWork, makeWorkPerByte*len(src))
 	a.code(src, "", nil, 0, nil, dBash, false)
@@ -133,16 +138,23 @@ type analyzer struct {
 	// visit (limitSent); a line rolled back drops it, and it is made again.
 	limitPending int
 	limitSent    bool
+	// elideMin is the least the heredoc bodies of a code must hold to be
+	// taken out of its source, or 0 for never; elideRatio says that they
+	// must also hold more than the rest (see elide.go).
+	elideMin   int
+	elideRatio bool
 }
 
 // code is one piece of shell source being walked: the command string itself
 // or code handed to a shell. Node positions refer to src.
 type code struct {
-	src   string
-	cr    byte // the byte standing for '\r' in src, or 0
-	host  string
-	via   []string
-	depth int
+	src string
+	cr  byte // the byte standing for '\r' in src, or 0
+	// bodies are the heredoc bodies taken out of src (see elide.go).
+	bodies *bodies
+	host   string
+	via    []string
+	depth  int
 	// vars are the variables an enclosing for loop binds; see forEach.
 	vars map[string]string
 	// lang is the dialect the code is read in; zshToo says that zsh may
@@ -156,12 +168,30 @@ type code struct {
 	extra bool
 }
 
-// text maps a slice of src back to the original text.
+// text maps text read from src back to the original text. A slice of
+// src is better mapped by textAt, which gives a slice of the original
+// rather than a copy with the heredoc bodies put back.
 func (c *code) text(s string) string {
+	if c.bodies != nil && strings.IndexByte(s, c.bodies.mark) >= 0 {
+		s = c.bodies.restore(s)
+	}
+	return c.withCR(s)
+}
+
+// withCR puts back the '\r' that c.cr stands for in s.
+func (c *code) withCR(s string) string {
 	if c.cr == 0 || strings.IndexByte(s, c.cr) < 0 {
 		return s
 	}
 	return strings.ReplaceAll(s, string(c.cr), "\r")
+}
+
+// textAt returns the original text of src[start:end].
+func (c *code) textAt(start, end int) string {
+	if c.bodies == nil {
+		return c.withCR(c.src[start:end])
+	}
+	return c.withCR(c.bodies.orig[c.bodies.origAt(start, false):c.bodies.origAt(end, true)])
 }
 
 // source returns the original text of a node.
@@ -171,7 +201,7 @@ func (c *code) source(n syntax.Node) string {
 	if start >= end {
 		return ""
 	}
-	return c.text(c.src[start:end])
+	return c.textAt(start, end)
 }
 
 // handing returns a copy of c that hands code on to a shell of dialect d.
@@ -232,6 +262,7 @@ func (a *analyzer) code(text, host string, via []string, depth int, stdin *input
 	case dCsh:
 		a.cshSource(c, stdin)
 	default:
+		a.elide(c)
 		a.walkSource(c, stdin)
 	}
 }
@@ -338,23 +369,32 @@ func callDepth() int {
 	}
 }
 
-// heredocRaw returns the raw body of a heredoc as bash reads it: the lines
-// up to one that equals the delimiter exactly (after leading tabs for <<-),
-// and the offset just past that terminator line.
-func heredocRaw(src string, r *syntax.Redirect) (string, int) {
-	body, end, _ := heredocBody(src, r)
-	return body, end
-}
-
-// heredocBody is heredocRaw that also reports whether a terminator line
-// ends the body, rather than the end of src.
-func heredocBody(src string, r *syntax.Redirect) (body string, end int, closed bool) {
-	start := int(r.Hdoc.Pos().Offset())
+// heredocBody returns where the raw body of a heredoc, as bash reads it
+// (the lines up to one that equals the delimiter exactly, after leading
+// tabs for <<-), starts and ends in src, the offset just past its terminator line, and whether a terminator
+// line ends the body, rather than the end of src.
+func heredocBody(src string, r *syntax.Redirect) (start, line, end int, closed bool) {
+	start = int(r.Hdoc.Pos().Offset())
+	if l, ok := firstLit(r.Hdoc); ok && strings.HasPrefix(l.Value, "\\\n") &&
+		start > 0 && start < len(src) && src[start-1:start+1] == "\\\n" && quotedDelim(r.Word) {
+		// The parser places a quoted body that begins with a backslash
+		// and a newline just after the backslash.
+		start--
+	}
 	delim, _ := literal(r.Word)
 	if line, _, next, ok := heredocEnd(src, start, delim, r.Op == syntax.DashHdoc); ok {
-		return src[start:line], next, true
+		return start, line, next, true
 	}
-	return src[start:], len(src), false
+	return start, len(src), len(src), false
+}
+
+// firstLit returns the first part of w when it is a literal.
+func firstLit(w *syntax.Word) (*syntax.Lit, bool) {
+	if len(w.Parts) == 0 {
+		return nil, false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	return l, ok
 }
 
 // heredocEnd finds, from offset body, the first line that equals stop

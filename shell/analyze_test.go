@@ -279,6 +279,7 @@ func TestDetails(t *testing.T) {
 		{"message cluster", `git commit -am 'fix it'`, "git", payload("fix it")},
 		{"body attached", `gh issue create -b'B text' -t'T'`, "gh", payload("B text", "T")},
 		{"cat heredoc as value", "git commit -m \"$(cat <<'EOF'\nline one\nline two\nEOF\n)\"", "git", payload("line one\nline two")},
+		{"quoted heredoc beginning with an escaped newline", "gh issue create -F - <<'EOF'\n\\\nx\nEOF", "gh", payload("\\\nx\n")},
 		{"piped static text", `echo 'do not revisit' | gh issue create --body-file -`, "gh", payload("do not revisit\n")},
 		{"here-string", `gh issue comment 1 -F - <<<"text"`, "gh", payload("text\n")},
 		{"dynamic value keeps static text", `gh issue create -b "see $URL now"`, "gh", payload("see $URL now")},

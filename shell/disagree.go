@@ -220,7 +220,7 @@ func terminator(src string, body int, stop string, dash bool) (int, bool) {
 // parser reads as an ordinary word character.
 func absentByte(c *code) (byte, bool) {
 	for _, b := range []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f") {
-		if b != c.cr && strings.IndexByte(c.src, b) < 0 {
+		if b != c.cr && strings.IndexByte(c.src, b) < 0 && !c.bodies.holds(b) {
 			return b, true
 		}
 	}
@@ -401,7 +401,7 @@ func (a *analyzer) errorHeredoc(c *code, err error) ([]mend, bool) {
 			body = end + nl + 1
 		}
 	}
-	sub := &code{src: c.src[i:], cr: c.cr}
+	sub := &code{src: c.src[i:], cr: c.cr, bodies: c.bodies}
 	return heredocMend(c, sub, &syntax.Redirect{Op: op, Word: w}, i, body)
 }
 

@@ -75,6 +75,22 @@ var hostileCases = []struct {
 	{"heredoc delimiters past the bound", strings.Repeat("cat <<$'E\\x4fF'\nx\nEOF\n", 100000) + "govc vm.destroy web-01", "", true},
 	{"a comment joining every line", strings.Repeat("ls #\\\n", 1<<20) + "govc vm.destroy web-01", "", true},
 	{"a script appended to on every line", strings.Repeat("echo ls >> f\n", 20000) + "bash f\ngovc vm.destroy web-01", "govc", false},
+	// Text that seems to hold quoted heredocs, whose bodies the analysis
+	// takes out of the source before it parses it (see elide.go).
+	{"a heredoc in a string on every line", numbered("echo \"<<'E%d'\"\n", 100000) + "govc vm.destroy web-01", "govc", false},
+	{"a heredoc in a string around a command", "echo x \"<<'E'\"\n" + strings.Repeat("true\n", 20000) + "govc vm.destroy web-01\nE\n", "govc", false},
+	{"heredocs on one line", "cat " + strings.Repeat("<<'E' ", 50000) + "\n" + strings.Repeat("x\nE\n", 50000) + "govc vm.destroy web-01", "govc", false},
+	{"a heredoc in backquotes", "echo `cat <<'E'\n" + strings.Repeat("x\n", 20000) + "E\n`; govc vm.destroy web-01", "govc", false},
+	{"a commit message quoting a command", "git commit -F - <<'EOF'\n" + strings.Repeat("do not run `govc vm.destroy web-01`\n", 20000) + "EOF", "", false},
+}
+
+// numbered repeats format, which holds one %d, n times, numbering each.
+func numbered(format string, n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, format, i)
+	}
+	return b.String()
 }
 
 func TestHostile(t *testing.T) {

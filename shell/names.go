@@ -171,7 +171,7 @@ func (a *analyzer) expandAlias(c *code, x *syntax.CallExpr, in *input) bool {
 	}
 	end := min(int(x.End().Offset()), len(c.src))
 	from := int(x.Args[next-1].End().Offset())
-	text.WriteString(c.text(c.src[min(from, end):end]))
+	text.WriteString(c.textAt(min(from, end), end))
 	a.codeAt(c.handing(c.lang), text.String(), c.host, via, in)
 	return true
 }

@@ -279,7 +279,7 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 	}
 	if err != nil {
 		a.rollback(mark)
-		rest := c.src[min(committed, len(c.src)):]
+		rest := c.textAt(min(committed, len(c.src)), len(c.src))
 		limit := errors.Is(err, errTooDeep) || errors.Is(err, errTooLarge)
 		if !limit && c.extra {
 			// The shell this reading is for cannot parse the line and
@@ -287,12 +287,12 @@ func (a *analyzer) walkOnce(c *code, stdin *input) *code {
 			return nil
 		}
 		a.out.Unparsed = append(a.out.Unparsed, Unparsed{
-			Text: c.text(rest), Err: err.Error(), Host: c.host, Via: c.via, Limit: limit,
+			Text: rest, Err: err.Error(), Host: c.host, Via: c.via, Limit: limit,
 		})
 		if !limit && c.zshToo {
 			// What bash cannot parse, zsh may run: its short loops,
 			// anonymous functions, parameter flags.
-			a.code(c.text(rest), c.host, appendVia(c.via, "zsh"), c.depth+1, stdin, dZsh, true)
+			a.code(rest, c.host, appendVia(c.via, "zsh"), c.depth+1, stdin, dZsh, true)
 		}
 		return nil
 	}
@@ -312,13 +312,23 @@ func (a *analyzer) remend(c *code, mark outMark, committed, read int, fix []mend
 	a.rollback(mark)
 	rest := c.src[min(committed, len(c.src)):]
 	if a.reparseBytes -= max(read-committed, 0); limit || a.reparseBytes < 0 {
-		a.unparsed(c.text(rest), "a line bash reads otherwise than the parser", c.host, c.via)
+		a.unparsed(c.textAt(min(committed, len(c.src)), len(c.src)), "a line bash reads otherwise than the parser", c.host, c.via)
 		return nil
 	}
 	for i := range fix {
 		fix[i].off -= committed
 	}
 	n := *c
+	if c.bodies != nil {
+		// The line is read again as it was written, its bodies back:
+		// the mends change how the parser reads it.
+		var ok bool
+		if rest, fix, ok = c.bodies.restoreMends(rest, fix); !ok {
+			a.unparsed(c.textAt(min(committed, len(c.src)), len(c.src)), "a line bash reads otherwise than the parser", c.host, c.via)
+			return nil
+		}
+		n.bodies = nil
+	}
 	n.src = mended(rest, fix)
 	return &n
 }
@@ -391,7 +401,7 @@ func lineComplete(src string, end int, hdocs []*syntax.Redirect) bool {
 	read := false
 	for _, r := range hdocs {
 		if r.Hdoc != nil {
-			if _, _, closed := heredocBody(src, r); !closed {
+			if _, _, _, closed := heredocBody(src, r); !closed {
 				// The error is the body's missing end.
 				return false
 			}
@@ -425,7 +435,7 @@ func lineComplete(src string, end int, hdocs []*syntax.Redirect) bool {
 func endOfLine(src string, end int, hdocs []*syntax.Redirect) int {
 	for _, r := range hdocs {
 		if r.Hdoc != nil {
-			_, e := heredocRaw(src, r)
+			_, _, e, _ := heredocBody(src, r)
 			end = max(end, e)
 		}
 	}

@@ -271,11 +271,11 @@ func heredocTexts(c *code, r *syntax.Redirect) (text, skel string, static bool) 
 		return "", "", true
 	}
 	if quotedDelim(r.Word) {
-		raw, _ := heredocRaw(c.src, r)
+		start, line, _, _ := heredocBody(c.src, r)
+		raw := c.textAt(start, line)
 		if r.Op == syntax.DashHdoc {
 			raw = stripTabs(raw)
 		}
-		raw = c.text(raw)
 		return raw, raw, true
 	}
 	static = true
