@@ -99,7 +99,10 @@ func (l *Log) AppendContext(ctx context.Context, r *Record) error {
 		r.ID = NewID()
 	}
 	if r.Time.IsZero() {
-		r.Time = time.Now()
+		// In UTC: a local time's offset comes from the system's zone
+		// file, which a process reads the first time it formats one, and
+		// the hook is a process per call. Readers show local time.
+		r.Time = time.Now().UTC()
 	}
 	r.Excerpt = Excerpt(r.Excerpt, DefaultExcerptRunes)
 	r.Reason = boundText(r.Reason)

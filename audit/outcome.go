@@ -19,7 +19,7 @@ func (l *Log) AppendOutcome(ctx context.Context, host, session, toolUseID, tool 
 		return errors.New("an outcome needs the call's tool-use id")
 	}
 	if o.Time.IsZero() {
-		o.Time = time.Now()
+		o.Time = time.Now().UTC() // as Record.Time is
 	}
 	o.Reported = true
 	o.Error = boundText(o.Error)

@@ -47,7 +47,8 @@ const (
 type Record struct {
 	// ID names the record for `rewind undo`; Append fills it when empty.
 	ID string `json:"id"`
-	// Time is when the decision was taken; Append fills it when zero.
+	// Time is when the decision was taken; Append fills it, in UTC, when
+	// zero.
 	Time time.Time `json:"time"`
 	// Host is the agent host, such as "claude".
 	Host string `json:"host,omitempty"`

@@ -144,7 +144,7 @@ func (r *run) recordOutcome(ctx context.Context, ev *hostio.Event) {
 	budget := cfg.Hook.Budget
 	ctx, cancel := context.WithDeadline(ctx, r.start.Add(budget-reserve(budget)))
 	defer cancel()
-	o := auditOutcome(ev.Outcome, time.Now())
+	o := auditOutcome(ev.Outcome, time.Now().UTC())
 	if err := audit.Open(dir).AppendOutcome(ctx, string(r.opts.Host), ev.SessionID, ev.ToolUseID, ev.ToolName, o); err != nil {
 		r.opts.Logger.Warn("audit log", "err", err)
 	}
