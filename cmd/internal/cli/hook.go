@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"os"
 	"strings"
 
 	"github.com/rewind-dev/rewind/hook"
@@ -35,6 +36,7 @@ they follow hook.on_error (default: allow, with a warning to the user).`,
 			if err != nil {
 				return err
 			}
+			hook.LimitMemory(os.Getenv)
 			code := hook.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), hook.Options{
 				Host:       h,
 				ConfigPath: configPath,

@@ -28,6 +28,7 @@ const Name = "rewind-hook"
 //	rewind-hook version
 //	rewind-hook statusline
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	hook.LimitMemory(os.Getenv)
 	return run(args, stdin, stdout, stderr, os.Getenv, fullHook)
 }
 
