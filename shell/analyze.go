@@ -276,6 +276,12 @@ func (a *analyzer) dynamic(c *code, source string) {
 	a.out.Dynamic = append(a.out.Dynamic, Dynamic{Source: source, Host: c.host, Via: c.via})
 }
 
+// wordControls are the control bytes the parser reads as ordinary word
+// characters, from which the analysis takes bytes a source does not hold
+// to stand for something else: '\r' (protectCR), a delimiter bash reads
+// otherwise (absentByte), a placeholder (placeholderMark).
+const wordControls = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"
+
 // protectCR replaces every '\r' by a control byte absent from src. The
 // parser folds "\r\n" into "\n" while bash keeps '\r' as part of a word, so
 // that a line "EOF\r" does not end a heredoc delimited by EOF; a byte the
@@ -284,7 +290,7 @@ func protectCR(src string) (string, byte) {
 	if strings.IndexByte(src, '\r') < 0 {
 		return src, 0
 	}
-	for _, b := range []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f") {
+	for _, b := range []byte(wordControls) {
 		if strings.IndexByte(src, b) < 0 {
 			return strings.ReplaceAll(src, "\r", string(b)), b
 		}

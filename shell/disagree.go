@@ -219,7 +219,7 @@ func terminator(src string, body int, stop string, dash bool) (int, bool) {
 // absentByte returns a control byte that src does not hold, which the
 // parser reads as an ordinary word character.
 func absentByte(c *code) (byte, bool) {
-	for _, b := range []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f") {
+	for _, b := range []byte(wordControls) {
 		if b != c.cr && strings.IndexByte(c.src, b) < 0 && !c.bodies.holds(b) {
 			return b, true
 		}

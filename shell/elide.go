@@ -90,10 +90,29 @@ func (b *bodies) holds(x byte) bool {
 func (b *bodies) restore(s string) string {
 	var out strings.Builder
 	at := 0
+	b.each(s, func(start, end, n int) bool {
+		if out.Len() == 0 {
+			out.Grow(len(s) + len(b.text[n]))
+		}
+		out.WriteString(s[at:start])
+		out.WriteString(b.text[n])
+		at = end
+		return true
+	})
+	if at == 0 {
+		return s
+	}
+	out.WriteString(s[at:])
+	return out.String()
+}
+
+// each calls f with the start, the end (past its newline) and the body's
+// index of each whole placeholder in s, in order, until f returns false.
+func (b *bodies) each(s string, f func(start, end, n int) bool) {
 	for i := 0; ; {
 		j := strings.IndexByte(s[i:], b.mark)
 		if j < 0 {
-			break
+			return
 		}
 		start := i + j
 		n, end, ok := b.placeholder(s, start)
@@ -101,18 +120,11 @@ func (b *bodies) restore(s string) string {
 			i = start + 1
 			continue
 		}
-		if out.Len() == 0 {
-			out.Grow(len(s) + len(b.text[n]))
+		if !f(start, end, n) {
+			return
 		}
-		out.WriteString(s[at:start])
-		out.WriteString(b.text[n])
-		at, i = end, end
+		i = end
 	}
-	if at == 0 {
-		return s
-	}
-	out.WriteString(s[at:])
-	return out.String()
 }
 
 // placeholder reads the placeholder at s[start:], returning the index of
@@ -135,32 +147,26 @@ func (b *bodies) placeholder(s string, start int) (n, end int, ok bool) {
 // It reports false when a mend would fall in a placeholder, which no mend
 // does: mends are at operators, delimiters and comments.
 func (b *bodies) restoreMends(rest string, fix []mend) (string, []mend, bool) {
-	moved := make([]mend, len(fix))
-	copy(moved, fix)
-	shift := 0
-	m := 0
-	for i := 0; ; {
-		j := strings.IndexByte(rest[i:], b.mark)
-		if j < 0 {
-			break
-		}
-		start := i + j
-		n, end, ok := b.placeholder(rest, start)
-		if !ok {
-			i = start + 1
-			continue
-		}
+	moved := slices.Clone(fix)
+	shift, m := 0, 0
+	ok := true
+	b.each(rest, func(start, end, n int) bool {
 		for ; m < len(moved) && moved[m].off < start; m++ {
 			if moved[m].off+moved[m].n > start {
-				return "", nil, false
+				ok = false
+				return false
 			}
 			moved[m].off += shift
 		}
 		if m < len(moved) && moved[m].off < end {
-			return "", nil, false
+			ok = false
+			return false
 		}
 		shift += len(b.text[n]) - (end - start)
-		i = end
+		return true
+	})
+	if !ok {
+		return "", nil, false
 	}
 	for ; m < len(moved); m++ {
 		moved[m].off += shift
@@ -278,11 +284,10 @@ func (a *analyzer) elide(c *code) {
 // another, so that absentByte returns the same byte for the source with
 // and without its bodies.
 func placeholderMark(c *code) (byte, bool) {
-	const controls = "\x01\x02\x03\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f"
 	free := 0
 	var last byte
-	for i := 0; i < len(controls); i++ {
-		if b := controls[i]; b != c.cr && strings.IndexByte(c.src, b) < 0 {
+	for i := 0; i < len(wordControls); i++ {
+		if b := wordControls[i]; b != c.cr && strings.IndexByte(c.src, b) < 0 {
 			free++
 			last = b
 		}
