@@ -171,8 +171,9 @@ func growStack(i int) byte {
 const MemoryLimit = 192 << 20
 
 // LimitMemory sets MemoryLimit for the process, unless the environment
-// sets a limit of its own (GOMEMLIMIT). Only a process's main calls it:
-// the limit is the whole process's.
+// sets a limit of its own (GOMEMLIMIT). Only a process's main calls it
+// (rewind-hook's, and rewind's for rewind hook: cli.Main): the limit is
+// the whole process's.
 func LimitMemory(getenv func(string) string) {
 	if getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 			// The search for an agent host among rewind's ancestors stops
 			// at the test binary: a developer's own agent may run the tests.
 			confirm.StopAt, _ = strconv.Atoi(os.Getenv("REWIND_TEST_ANCESTOR"))
-			os.Exit(cli.Run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		"rewind-hook": func() { os.Exit(hookfront.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

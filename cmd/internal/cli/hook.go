@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"os"
 	"strings"
 
 	"github.com/rewind-dev/rewind/hook"
@@ -36,7 +35,6 @@ they follow hook.on_error (default: allow, with a warning to the user).`,
 			if err != nil {
 				return err
 			}
-			hook.LimitMemory(os.Getenv)
 			code := hook.Run(cmd.Context(), cmd.InOrStdin(), cmd.OutOrStdout(), hook.Options{
 				Host:       h,
 				ConfigPath: configPath,

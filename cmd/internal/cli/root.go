@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -11,14 +12,28 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/rewind-dev/rewind/hook"
 	"github.com/rewind-dev/rewind/internal/version"
 )
+
+// Main is Run for the rewind process itself: a hook call also sets the
+// process's memory limit (hook.LimitMemory), a setting of the whole
+// process, which a test that calls Run must not be left with.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if isHook(args) {
+		hook.LimitMemory(os.Getenv)
+	}
+	return Run(args, stdin, stdout, stderr)
+}
+
+// isHook reports whether args run rewind hook.
+func isHook(args []string) bool { return len(args) > 0 && args[0] == "hook" }
 
 // Run runs the rewind command line with args (without the program name) and
 // returns the process exit code.
 func Run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	root := newRootCmd(stdin, stdout, stderr)
-	if len(args) > 0 && args[0] == "hook" {
+	if isHook(args) {
 		// The hook runs before every tool call: it is spared building
 		// the other commands, which it cannot reach.
 		root.AddCommand(newHookCmd())
