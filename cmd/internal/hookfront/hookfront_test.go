@@ -3,9 +3,6 @@ package hookfront
 import (
 	"bytes"
 	"context"
-	"encoding/json"
-	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rewind-dev/rewind/hook/testlab"
 )
 
 func TestMain(m *testing.M) {
@@ -29,11 +28,11 @@ func TestMain(m *testing.M) {
 func TestBudgetEndsTheProcess(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	cfg := writeConfig(t, dir, "[hook]\nbudget = \"1s\"\non_error = \"deny\"\n")
+	cfg := writeConfig(t, dir, "[hook]\nbudget = \"300ms\"\non_error = \"deny\"\n")
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "--config", cfg)
-	cmd.Env = append(os.Environ(), "REWIND_FRONT_CHILD=1", "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir,
+	cmd.Env = append(os.Environ(), "REWIND_FRONT_CHILD=1", "GORACE=atexit_sleep_ms=0", "HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_STATE_HOME="+dir,
 		"XDG_CACHE_HOME="+dir, "REWIND_STATE_DIR="+filepath.Join(dir, "state"), "REWIND_CONFIG=")
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -45,18 +44,10 @@ func TestBudgetEndsTheProcess(t *testing.T) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("rewind-hook: %v (stderr %s)", err, stderr.String())
 	}
-	dec := json.NewDecoder(&stdout)
-	var answer struct {
-		HookSpecificOutput struct{ PermissionDecision, PermissionDecisionReason string }
-	}
-	if err := dec.Decode(&answer); err != nil {
-		t.Fatalf("stdout: %v", err)
-	}
-	if a := answer.HookSpecificOutput; a.PermissionDecision != "deny" || !strings.Contains(a.PermissionDecisionReason, "no decision within the hook's budget of 1s") {
+	// ParseAnswer also fails on a second answer after the first.
+	if a := testlab.ParseAnswer(t, stdout.String()).HookSpecificOutput; a.PermissionDecision != "deny" ||
+		!strings.Contains(a.PermissionDecisionReason, "no decision within the hook's budget of 300ms") {
 		t.Errorf("answer %+v", a)
-	}
-	if err := dec.Decode(new(any)); !errors.Is(err, io.EOF) {
-		t.Errorf("more than one answer: %v", err)
 	}
 }
 
