@@ -214,7 +214,7 @@ func (p *Policy) psWrites(s *subject, c *powershell.Command, m Match, w *walk) M
 // (Get-CimInstance -ComputerName web-01 ... | Invoke-CimMethod gets
 // -ComputerName web-01), so that rules find them where they look.
 func psSubject(c *powershell.Command, at place, in *piped) subject {
-	s := subject{name: c.Name, ps: true, host: at.host, hosts: at.hosts, remote: at.remote,
+	s := subject{name: moduleCmdlet(c.Name), ps: true, host: at.host, hosts: at.hosts, remote: at.remote,
 		via: at.via, analysed: c.Analysed, writes: c.Writes}
 	s.args = make([]string, 0, len(c.Args))
 	s.dyn = make([]bool, 0, len(c.Args))
@@ -240,6 +240,24 @@ func psSubject(c *powershell.Command, at place, in *piped) subject {
 		}
 	}
 	return s
+}
+
+// moduleCmdlet returns the cmdlet that name, a module's alias, stands
+// for, or name. Az.Accounts exports Invoke-AzRest for Invoke-AzRestMethod,
+// and its Enable-AzureRmAlias names every Az cmdlet as the AzureRM modules
+// did, Verb-AzureRmNoun for Verb-AzNoun (which the AzureRM modules
+// themselves still are): the rules name the Az cmdlets.
+func moduleCmdlet(name string) string {
+	verb, noun, ok := strings.Cut(name, "-")
+	switch {
+	case !ok:
+		return name
+	case strings.EqualFold(name, "Invoke-AzRest"):
+		return "Invoke-AzRestMethod"
+	case len(noun) > len("AzureRm") && strings.EqualFold(noun[:len("AzureRm")], "AzureRm"):
+		return verb + "-Az" + noun[len("AzureRm"):]
+	}
+	return name
 }
 
 // piped is what comes down a pipeline to a command: the VMs and the
