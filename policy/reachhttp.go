@@ -217,7 +217,7 @@ func splitURL(raw string, dyn bool) (requestURL, bool) {
 	if dyn && strings.Contains(query, "$") {
 		out.query = ""
 	}
-	clean := path.Clean("/" + percentDecode(rest))
+	clean := serverPath(rest)
 	if clean == "/" {
 		return out, true
 	}
@@ -230,6 +230,12 @@ func splitURL(raw string, dyn bool) (requestURL, bool) {
 	}
 	return out, true
 }
+
+// serverPath returns a URL's path, without its query, as a server reads
+// it: rooted, its %-escapes decoded, "." and ".." resolved, no empty
+// segments (requests, curl and .NET's Uri resolve dot segments before they
+// send a path).
+func serverPath(p string) string { return path.Clean("/" + percentDecode(p)) }
 
 // percentDecode decodes the %XX escapes of s; others stay as they are.
 func percentDecode(s string) string {

@@ -272,12 +272,24 @@ func TestSegmentAfterLast(t *testing.T) {
 		{"/subscriptions/0/resourceGroups//prod//", "prod", true},
 		{"/subscriptions/0/resourceGroups", "", false},
 		{"resourceGroups", "", false},
+		// Dot segments and %-escapes, as the server reads them.
+		{"https://management.azure.com/subscriptions/0/resourcegroups/prod/x/..?api-version=1", "prod", true},
+		{"/subscriptions/0/resourceGroups/prod/.", "prod", true},
+		{"/subscriptions/0/resourceGroups/decoy/../prod", "prod", true},
+		{"/subscriptions/0/resource%47roups/prod", "prod", true},
+		{"/subscriptions/0/resourceGroups/prod/providers/x/../y", "", false},
+		{"https://resourceGroups/prod", "", false},
 	} {
 		if got, ok := segmentAfter(tc.w, "resourceGroups", true); got != tc.want || ok != tc.ok {
 			t.Errorf("segmentAfter(%q, last) = %q, %v; want %q, %v", tc.w, got, ok, tc.want, tc.ok)
 		}
 	}
-	if got, ok := segmentAfter("/subscriptions/0/resourceGroups/prod/providers/x", "resourceGroups", false); got != "prod" || !ok {
-		t.Errorf("segmentAfter without last = %q, %v; want prod", got, ok)
+	for _, tc := range []struct{ w, seg, want string }{
+		{"/subscriptions/0/resourceGroups/prod/providers/x", "resourceGroups", "prod"},
+		{"/subscriptions/0/resourceGroups/rg/virtualMachines/web-02/../web-01/powerOff", "virtualMachines", "web-01"},
+	} {
+		if got, ok := segmentAfter(tc.w, tc.seg, false); got != tc.want || !ok {
+			t.Errorf("segmentAfter(%q, %s) = %q, %v; want %s", tc.w, tc.seg, got, ok, tc.want)
+		}
 	}
 }

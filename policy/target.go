@@ -142,9 +142,10 @@ func pathOption(opt string) bool {
 }
 
 // segmentAfter returns the segment of a path or URL after the segment
-// named seg, compared without regard to case; a query or fragment ends
-// the path, and empty segments (a doubled or trailing slash) are none.
-// With last, it is found only where no segment follows it.
+// named seg, compared without regard to case, in the path as the server
+// reads it (serverPath: a query or fragment ends it, %-escapes are decoded,
+// "." and ".." resolved, empty segments are none). With last, it is found
+// only where no segment follows it.
 func segmentAfter(w, seg string, last bool) (string, bool) {
 	if !strings.Contains(w, "/") {
 		return "", false
@@ -152,8 +153,11 @@ func segmentAfter(w, seg string, last bool) (string, bool) {
 	if i := strings.IndexAny(w, "?#"); i >= 0 {
 		w = w[:i]
 	}
+	if i := strings.Index(w, "://"); i >= 0 {
+		_, w, _ = strings.Cut(w[i+3:], "/") // the host is no segment
+	}
 	found, value := false, ""
-	for part := range strings.SplitSeq(w, "/") {
+	for part := range strings.SplitSeq(serverPath(w), "/") {
 		switch {
 		case part == "":
 		case value != "":
