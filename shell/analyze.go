@@ -133,11 +133,10 @@ type analyzer struct {
 	// call reads may still cost, in bytes read (see makeWorkPerByte): one
 	// budget for the call, however many make commands it runs.
 	makeWork int
-	// limitPending is the place in out.Unparsed, plus one, of the report
-	// that the code handed on is past maxReparses, until it is handed to
-	// visit (limitSent); a line rolled back drops it, and it is made again.
-	limitPending int
-	limitSent    bool
+	// handedOn and makeLimit report that the code handed on is past
+	// maxReparses or maxParsedBytes, and that makefile expansions are past
+	// makeWork: bounds of the whole call, reported once.
+	handedOn, makeLimit callLimit
 	// elideMin is the least the heredoc bodies of a code must hold to be
 	// taken out of its source, or 0 for never; elideRatio says that they
 	// must also hold more than the rest (see elide.go).
@@ -355,13 +354,27 @@ func (a *analyzer) reparse(text, host string, via []string) bool {
 	a.reparses++
 	a.reparseBytes -= len(text)
 	if a.reparses > maxReparses || a.reparseBytes < 0 {
-		if !a.limitSent && a.limitPending == 0 {
-			a.unparsed(text, "too much code handed on to analyse", host, via)
-			a.limitPending = len(a.out.Unparsed)
-		}
+		a.passed(&a.handedOn, text, "too much code handed on to analyse", host, via)
 		return false
 	}
 	return true
+}
+
+// callLimit is the report that the call passed a bound it has as a
+// whole. Made when the bound is first passed, it stands for every later
+// pass, which add nothing to the answer; a line rolled back drops it, and
+// the next pass makes it again (see rollback and flush).
+type callLimit struct {
+	pending int  // the report's place in out.Unparsed, plus one, until it goes to visit
+	sent    bool // it went to visit
+}
+
+// passed reports text as past the call's bound l, unless that is reported.
+func (a *analyzer) passed(l *callLimit, text, msg, host string, via []string) {
+	if !l.sent && l.pending == 0 {
+		a.unparsed(text, msg, host, via)
+		l.pending = len(a.out.Unparsed)
+	}
 }
 
 // callDepth returns the number of frames on the calling goroutine's stack.

@@ -67,6 +67,10 @@ var hostileCases = []struct {
 	// A define sets the variable anew: what += appends to is its body.
 	{"makefile define between appends", "make -f - <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "govc", false},
 	{"makefile define between appends as data", "cat <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "", false},
+	// The line is read again (the cat's delimiter is mended): the
+	// budget the first reading spent stays spent, and its report is made
+	// again.
+	{"makefile past the budget on a line read again", "make -f - <<'M'; cat <<$'E\\x4fF'\nX = " + strings.Repeat("a", 1000) + "\n" + strings.Repeat("Z := $(X)\n", 2000) + "Y := $(shell govc vm.destroy web-01)\nM\nx\nEOF\nE\\x4fF\n", "", true},
 	{"a written script run within the bound", "cat > r <<'E'\n" + strings.Repeat("true\n", 10000) + "E\n" + strings.Repeat("bash r\n", 4) + "govc vm.destroy web-01", "govc", false},
 	// Lines mended because the parser reads them otherwise than bash
 	// are parsed again a bounded number of times.

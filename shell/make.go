@@ -407,11 +407,9 @@ func (m *makefile) expand(s string, r *rule, depth int) field {
 		return field{val: s, skel: dynamicPlaceholder, dyn: true}
 	}
 	if m.a.makeWork -= len(s) + 1; m.a.makeWork < 0 {
-		if m.a.makeWork+len(s)+1 >= 0 {
-			// The first expansion past the bound: the rest are known
-			// only at run time, as this one is.
-			m.a.unparsed(s, "makefile variables expand to too much to read", m.c.host, m.c.via)
-		}
+		// Past the bound, this expansion and the rest are known only at
+		// run time.
+		m.a.passed(&m.a.makeLimit, s, "makefile variables expand to too much to read", m.c.host, m.c.via)
 		return field{val: s, skel: dynamicPlaceholder, dyn: true}
 	}
 	for i := 0; i < len(s); i++ {

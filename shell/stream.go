@@ -460,8 +460,10 @@ func (a *analyzer) mark() outMark {
 
 // rollback drops the findings made after m.
 func (a *analyzer) rollback(m outMark) {
-	if a.limitPending > m.unp {
-		a.limitPending = 0
+	for _, l := range [...]*callLimit{&a.handedOn, &a.makeLimit} {
+		if l.pending > m.unp {
+			l.pending = 0
+		}
 	}
 	clear(a.out.Invocations[m.inv:])
 	clear(a.out.Dynamic[m.dyn:])
@@ -492,8 +494,10 @@ func (a *analyzer) flush() {
 	for i := range a.out.Unparsed {
 		a.visit(Finding{Unparsed: &a.out.Unparsed[i]})
 	}
-	if a.limitPending > 0 {
-		a.limitSent, a.limitPending = true, 0
+	for _, l := range [...]*callLimit{&a.handedOn, &a.makeLimit} {
+		if l.pending > 0 {
+			l.sent, l.pending = true, 0
+		}
 	}
 	a.rollback(outMark{})
 }
