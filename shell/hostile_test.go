@@ -66,6 +66,10 @@ var hostileCases = []struct {
 	{"makefile appends", "make -f - <<'EOF'\n" + strings.Repeat("X+=y\n", 80000) + "t:\n\techo\nEOF\ngovc vm.destroy web-01", "govc", false},
 	// A define sets the variable anew: what += appends to is its body.
 	{"makefile define between appends", "make -f - <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "govc", false},
+	// A define takes the operators an assignment takes: != runs its body.
+	{"makefile define run as a command", "make -f - <<'EOF'\ndefine X !=\ngovc vm.destroy web-01\nendef\nt:\n\techo\nEOF", "govc", false},
+	{"makefile define appended to", "make -f - <<'EOF'\nX = govc vm.destroy\ndefine X +=\nweb-01\nendef\nt:\n\t$(X)\nEOF", "govc", false},
+	{"makefile define run as a command as data", "cat <<'EOF'\ndefine X !=\ngovc vm.destroy web-01\nendef\nEOF", "", false},
 	{"makefile define between appends as data", "cat <<'EOF'\nX += true\ndefine X\ngovc vm.destroy web-01\nendef\nX += -n\nt:\n\t$(X)\nEOF", "", false},
 	// The line is read again (the cat's delimiter is mended): the
 	// budget the first reading spent stays spent, and its report is made

@@ -222,14 +222,14 @@ func (m *makefile) read(text string, depth int) {
 		case "define":
 			flush()
 			cur = nil
-			name := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(rest), ":=+?!"))
+			name, op := defineHeader(rest)
 			var body []string
 			for k+1 < len(lines) && strings.TrimSpace(lines[k+1]) != "endef" {
 				k++
 				body = append(body, lines[k])
 			}
 			k++
-			m.set(name, staticField(strings.Join(body, "\n")))
+			m.assign(name, op, strings.Join(body, "\n"))
 			continue
 		case "include", "-include", "sinclude":
 			flush()
@@ -314,6 +314,19 @@ func makeAssignment(line string) (name, op, value string, ok bool) {
 func (m *makefile) set(name string, v field) {
 	delete(m.appends, name)
 	m.vars[name] = v
+}
+
+// defineHeader reads the rest of a define line: the variable's name and
+// the operator the body is assigned with, "=" when none is given (define
+// X !=, define X +=...).
+func defineHeader(rest string) (name, op string) {
+	rest = strings.TrimSpace(rest)
+	for _, o := range [...]string{":::=", "::=", ":=", "+=", "?=", "!=", "="} {
+		if n, ok := strings.CutSuffix(rest, o); ok {
+			return strings.TrimSpace(n), o
+		}
+	}
+	return rest, "="
 }
 
 // assign records a variable; "!=" runs its value as a shell command.
