@@ -168,8 +168,10 @@ type code struct {
 }
 
 // text maps text read from src back to the original text. A slice of
-// src is better mapped by textAt, which gives a slice of the original
-// rather than a copy with the heredoc bodies put back.
+// src is mapped by textAt, which gives a slice of the original rather
+// than a copy with the heredoc bodies put back; only a quoted heredoc's
+// literal holds a placeholder, and it is read so. Putting bodies back
+// here keeps any other way of reading it from seeing a placeholder.
 func (c *code) text(s string) string {
 	if c.bodies != nil && strings.IndexByte(s, c.bodies.mark) >= 0 {
 		s = c.bodies.restore(s)

@@ -220,7 +220,7 @@ func terminator(src string, body int, stop string, dash bool) (int, bool) {
 // parser reads as an ordinary word character.
 func absentByte(c *code) (byte, bool) {
 	for _, b := range []byte(wordControls) {
-		if b != c.cr && strings.IndexByte(c.src, b) < 0 && !c.bodies.holds(b) {
+		if b != c.cr && strings.IndexByte(c.src, b) < 0 && (c.bodies == nil || strings.IndexByte(c.bodies.orig, b) < 0) {
 			return b, true
 		}
 	}
@@ -401,7 +401,7 @@ func (a *analyzer) errorHeredoc(c *code, err error) ([]mend, bool) {
 			body = end + nl + 1
 		}
 	}
-	sub := &code{src: c.src[i:], cr: c.cr, bodies: c.bodies}
+	sub := &code{src: c.src[i:], cr: c.cr}
 	return heredocMend(c, sub, &syntax.Redirect{Op: op, Word: w}, i, body)
 }
 

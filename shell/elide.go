@@ -2,7 +2,6 @@ package shell
 
 import (
 	"io"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -71,20 +70,6 @@ func (b *bodies) origAt(x int, end bool) int {
 	return b.from[k]
 }
 
-// holds reports whether one of the bodies holds byte b. A nil bodies
-// holds none.
-func (b *bodies) holds(x byte) bool {
-	if b == nil {
-		return false
-	}
-	for _, t := range b.text {
-		if strings.IndexByte(t, x) >= 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // restore puts the bodies back into s, a slice of the source. A
 // placeholder cut by the slice stays as it is.
 func (b *bodies) restore(s string) string {
@@ -148,6 +133,7 @@ func (b *bodies) placeholder(s string, start int) (n, end int, ok bool) {
 // does: mends are at operators, delimiters and comments.
 func (b *bodies) restoreMends(rest string, fix []mend) (string, []mend, bool) {
 	moved := slices.Clone(fix)
+	slices.SortFunc(moved, func(x, y mend) int { return x.off - y.off })
 	shift, m := 0, 0
 	ok := true
 	b.each(rest, func(start, end, n int) bool {
@@ -185,7 +171,8 @@ type heredocSpan struct {
 // `<<"WORD"` with WORD of letters, digits and underscores, that src seems
 // to hold, and the bytes they hold. Only the first heredoc of a line is
 // taken, whose body starts on the next line; <<- is left alone. It reads
-// each byte of src a bounded number of times.
+// each byte of src a bounded number of times, and stops with none once the
+// text outside bodies is past maxProved.
 func quotedBodies(src string) (spans []heredocSpan, total int) {
 	for i := 0; ; {
 		j := strings.Index(src[i:], "<<")
@@ -193,6 +180,10 @@ func quotedBodies(src string) (spans []heredocSpan, total int) {
 			return spans, total
 		}
 		op := i + j
+		if op-total > maxProved {
+			// More than the rest may hold: nothing will be taken out.
+			return nil, 0
+		}
 		i = op + 2
 		if op > 0 && src[op-1] == '<' || i < len(src) && (src[i] == '<' || src[i] == '-') {
 			for i < len(src) && src[i] == '<' {
@@ -304,7 +295,7 @@ func (a *analyzer) proveBodies(lang dialect, short string, spans []heredocSpan, 
 			proved = false
 		}
 	}()
-	f, err := newParser(lang).Parse(&guardReader{src: short, frameLimit: a.frameLimit}, "")
+	f, err := newParser(lang).Parse(&guardReader{a: a, src: short}, "")
 	if err != nil {
 		return false
 	}
@@ -330,7 +321,7 @@ func (a *analyzer) proveBodies(lang dialect, short string, spans []heredocSpan, 
 			if l, ok := x.Hdoc.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, b.mark) >= 0 {
 				k, end, ok := b.placeholder(l.Value, 0)
 				if !ok || end != len(l.Value) || seen[k] || int(l.Pos().Offset()) != b.at[k] ||
-					sglOrDblWord(x.Word) != spans[k].delim || inQuotes > 0 {
+					!quotedDelim(x.Word) || parserDelim(x.Word) != spans[k].delim || inQuotes > 0 {
 					bad = true
 					return false
 				}
@@ -349,42 +340,21 @@ func (a *analyzer) proveBodies(lang dialect, short string, spans []heredocSpan, 
 	return !bad && found == len(spans)
 }
 
-// sglOrDblWord returns the text of w when it is one quoted string,
-// 'text' or "text" with no expansion, and "" otherwise.
-func sglOrDblWord(w *syntax.Word) string {
-	if w == nil || len(w.Parts) != 1 {
-		return ""
-	}
-	switch q := w.Parts[0].(type) {
-	case *syntax.SglQuoted:
-		if !q.Dollar {
-			return q.Value
-		}
-	case *syntax.DblQuoted:
-		if !q.Dollar && len(q.Parts) == 1 {
-			if l, ok := q.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
-				return l.Value
-			}
-		}
-	}
-	return ""
-}
-
 // guardReader feeds src to the parser that proves heredoc bodies and
 // stops it, as depthReader stops the analysis's, once the stack is deeper
 // than the analysis allows.
 type guardReader struct {
-	src        string
-	frameLimit int
-	reads      int
-	pcs        [1]uintptr
+	a     *analyzer
+	src   string
+	reads int
+	pcs   [1]uintptr
 }
 
 func (r *guardReader) Read(p []byte) (int, error) {
 	if len(r.src) == 0 {
 		return 0, io.EOF
 	}
-	if r.reads++; r.reads%depthCheck == 1 && runtime.Callers(r.frameLimit, r.pcs[:]) > 0 {
+	if r.a.tooDeep(&r.reads, r.pcs[:]) {
 		return 0, errTooDeep
 	}
 	n := copy(p, r.src)

@@ -80,8 +80,6 @@ func TestElide(t *testing.T) {
 	}
 }
 
-// TestElideThreshold checks that the bodies of a long commit message are
-// taken out at the analysis's own bounds, and those of a short one not.
 // TestTextAt checks that the text of the source without its bodies maps
 // back to the source, whole and from within a placeholder.
 func TestTextAt(t *testing.T) {
@@ -112,6 +110,8 @@ func TestTextAt(t *testing.T) {
 	}
 }
 
+// TestElideThreshold checks that the bodies of a long commit message are
+// taken out at the analysis's own bounds, and those of a short one not.
 func TestElideThreshold(t *testing.T) {
 	long := "git commit -F - <<'EOF'\n" + strings.Repeat("do not run `rm -rf /`\n", 400) + "EOF"
 	short := "git commit -F - <<'EOF'\ndo not run `rm -rf /`\nEOF"

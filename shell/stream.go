@@ -118,7 +118,7 @@ func (r *depthReader) Read(p []byte) (int, error) {
 	// runs on every depthCheck-th read. What the parser reads in between
 	// adds at most some thousands of frames per kilobyte (a parenthesis
 	// in arithmetic is the dearest), a few megabytes of stack at most.
-	if r.reads++; r.reads%depthCheck == 1 && runtime.Callers(r.a.frameLimit, r.pcs[:]) > 0 {
+	if r.a.tooDeep(&r.reads, r.pcs[:]) {
 		return 0, errTooDeep
 	}
 	if r.a.newLine {
@@ -131,6 +131,14 @@ func (r *depthReader) Read(p []byte) (int, error) {
 	}
 	r.src = r.src[n:]
 	return n, nil
+}
+
+// tooDeep counts a parser's read in reads and reports, on every
+// depthCheck-th, whether the stack is deeper than the analysis's
+// frameLimit; pcs is the caller's room for one frame.
+func (a *analyzer) tooDeep(reads *int, pcs []uintptr) bool {
+	*reads++
+	return *reads%depthCheck == 1 && runtime.Callers(a.frameLimit, pcs) > 0
 }
 
 // pending is a statement waiting to be walked, with its heredocs.
