@@ -1,7 +1,11 @@
 package policy
 
 import (
+	"encoding/json"
+	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -69,6 +73,40 @@ type httpRequest struct {
 	urlDyn       bool
 	readsOnly    bool // curl's -G: the data goes into the query of a GET
 	defaultWrite bool // data or a form given: the method is POST unless one is set
+	// fields are the body's fields known from the command line, name and
+	// value in turn: key=value data, form fields and a JSON object's
+	// members, which a Proxmox request's options are (see bodyFields).
+	fields []string
+}
+
+// bodyFields adds the fields of one piece of a request's body as written
+// (key=value&..., a JSON object, one form field) to q; a body from a file
+// or known only at run time adds none.
+func (q *httpRequest) bodyFields(body string, dyn bool) {
+	body = strings.TrimSpace(body)
+	if dyn || body == "" || body[0] == '@' || body == "-" {
+		return
+	}
+	if body[0] == '{' {
+		var obj map[string]any
+		if json.Unmarshal([]byte(body), &obj) != nil {
+			return
+		}
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			switch v := obj[k].(type) {
+			case string:
+				q.fields = append(q.fields, k, v)
+			case bool, float64:
+				q.fields = append(q.fields, k, fmt.Sprint(v))
+			}
+		}
+		return
+	}
+	for kv := range strings.SplitSeq(body, "&") {
+		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
+			q.fields = append(q.fields, percentDecode(k), percentDecode(v))
+		}
+	}
 }
 
 // httpReach reads the requests of curl, wget, http and xh (see above).
@@ -136,7 +174,11 @@ func (q httpRequest) line() (string, string) {
 		if q.methodDyn || verb == "" {
 			verb = runtimeWord
 		}
-		return "pvesh " + verb + " " + u.path(2), "proxmox"
+		line := "pvesh " + verb + " " + u.path(2)
+		for i := 0; i+1 < len(q.fields); i += 2 {
+			line += " " + shellQuote("--"+q.fields[i]) + " " + shellQuote(q.fields[i+1])
+		}
+		return line, "proxmox"
 	}
 	if reads {
 		return "", ""
@@ -339,6 +381,7 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 	case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json",
 		"-F", "--form", "--form-string":
 		q.defaultWrite = true
+		q.bodyFields(val, dyn)
 	case "-T", "--upload-file":
 		if q.method == "" {
 			q.method = "PUT"
@@ -372,7 +415,10 @@ func wgetRequests(s *subject) []httpRequest {
 		switch name {
 		case "--method":
 			q.method, q.methodDyn = val, dyn
-		case "--post-data", "--post-file":
+		case "--post-data":
+			q.defaultWrite = true
+			q.bodyFields(val, dyn)
+		case "--post-file":
 			q.defaultWrite = true
 		}
 	}
@@ -420,6 +466,11 @@ func httpieRequests(s *subject) []httpRequest {
 		if item := s.args[i]; !strings.Contains(item, "==") && !isHeaderItem(item) &&
 			(strings.ContainsAny(item, "=@") || s.dynamic(i)) {
 			q.defaultWrite = true
+			if k, v, ok := strings.Cut(item, ":="); ok && !strings.ContainsAny(k, "=@") {
+				q.bodyFields(`{"`+k+`":`+v+`}`, s.dynamic(i)) // key:=JSON
+			} else if !strings.Contains(item, "@") {
+				q.bodyFields(item, s.dynamic(i))
+			}
 		}
 	}
 	return []httpRequest{q}
