@@ -1765,6 +1765,8 @@ var catalogTests = [...]TestCase{
 	{Command: "pwsh -c 'Set-AzVMCustomScriptExtension -ResourceGroupName rg -VMName web-01 -Name setup -FileUri https://st.blob.core.windows.net/s/setup.ps1 -Run setup.ps1 -Location westeurope'", Expect: 1, Targets: []string{"web-01"}, Family: "azure-powershell"},
 	{Command: "pwsh -c 'Set-AzVMAccessExtension rg web-01 -Name reset -Credential $cred -Location westeurope; Invoke-AzVmInstallPatch -ResourceGroupName rg -VMName web-02 -Windows -RebootSetting IfRequired -MaximumDuration PT2H -ClassificationToIncludeForWindows Critical'", Expect: 1, Targets: []string{"web-01", "web-02"}, Family: "azure-powershell"},
 	{Command: "pwsh -c 'Remove-AzVM -ResourceGroupName rg -Name web-01 -Force'", Expect: 3, Targets: []string{"web-01"}, Family: "azure-powershell"},
+	{Name: "a switch set with a colon is on, or off", Command: "pwsh -c 'Set-AzVM -ResourceGroupName rg -Name web-01 -Generalized:$true'", Expect: 3, Family: "azure-powershell"},
+	{Command: "pwsh -c 'Set-AzVM -ResourceGroupName rg -Name web-01 -Generalized:$false -Redeploy'", Expect: 1, Targets: []string{"web-01"}, Family: "azure-powershell"},
 	{Command: "pwsh -c 'Set-AzVM -ResourceGroupName rg -Name web-01 -Generalized'", Expect: 3, Targets: []string{"web-01"}, Family: "azure-powershell"},
 	{Command: "pwsh -c 'Remove-AzResourceGroup -Name prod -Force'", Expect: 3, Family: "azure-powershell"},
 	{Command: "pwsh -c 'Remove-AzVmss -ResourceGroupName rg -VMScaleSetName web-ss -InstanceId 0 -Force'", Expect: 3, Family: "azure-powershell"},

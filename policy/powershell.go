@@ -219,6 +219,18 @@ func psSubject(c *powershell.Command, at place, in *piped) subject {
 	s.args = make([]string, 0, len(c.Args))
 	s.dyn = make([]bool, 0, len(c.Args))
 	for _, a := range c.Args {
+		if name, val, ok := strings.Cut(a.Text, ":"); ok && a.Kind == powershell.Param && val != "" {
+			// -Switch:$true is -Switch, -Switch:$false leaves it off;
+			// -Name:$vm is -Name and a value known only at run time.
+			switch strings.ToLower(val) {
+			case "$false", "0":
+			case "$true", "1":
+				s.args, s.dyn = append(s.args, name), append(s.dyn, false)
+			default:
+				s.args, s.dyn = append(s.args, name, val), append(s.dyn, false, a.Dynamic)
+			}
+			continue
+		}
 		s.args = append(s.args, a.Text)
 		s.dyn = append(s.dyn, a.Dynamic)
 	}
