@@ -5,6 +5,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"testing"
 
@@ -53,17 +55,44 @@ func buildPlain() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	exe := filepath.Join(dir, "rewind")
+	suffix := ""
+	if runtime.GOOS == "windows" {
+		suffix = ".exe"
+	}
+	exe := filepath.Join(dir, "rewind"+suffix)
 	// -race=false against a -race in GOFLAGS.
-	if out, err := exec.Command(goTool, "test", "-c", "-race=false", "-o", exe, ".").CombinedOutput(); err != nil {
+	args := append([]string{"test", "-c", "-race=false", "-o", exe}, buildFlags()...)
+	if out, err := exec.Command(goTool, append(args, ".")...).CombinedOutput(); err != nil {
 		os.RemoveAll(dir)
 		return "", fmt.Errorf("go test -c: %v\n%s", err, out)
 	}
-	if err := os.Link(exe, filepath.Join(dir, "rewind-hook")); err != nil {
+	if err := os.Link(exe, filepath.Join(dir, "rewind-hook"+suffix)); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
+}
+
+// buildFlags returns the flags this test binary was built with, from its
+// build information, that change what the plain copy runs or records:
+// build tags, the compiler's and linker's flags, coverage.
+func buildFlags() []string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return nil
+	}
+	var flags []string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "-tags", "-gcflags", "-ldflags", "-asmflags", "-covermode", "-coverpkg":
+			flags = append(flags, s.Key+"="+s.Value)
+		case "-trimpath", "-cover":
+			if s.Value == "true" {
+				flags = append(flags, s.Key)
+			}
+		}
+	}
+	return flags
 }
 
 // removingPlain runs the tests and then removes the plain binaries'
