@@ -17,7 +17,7 @@ func manyLab(t testing.TB) (*Server, *testlab.Lab) {
 	return New(Options{Dir: l.Dir, Getenv: l.Getenv}), l
 }
 
-// TestListVPGsAtScale: zerto_list_vpgs over 500 VPGs (testlab.ManySize) reads the VPGs once
+// TestListVPGsAtScale: zerto_list_vpgs over testlab.ManySize VPGs (500; 50 under -race) reads the VPGs once
 // and each journal once at most (it read each twice, one VPG after the
 // other, and ran out of its deadline after about 200); what the hook (or
 // an earlier listing) keeps in the state folder is not read again.

@@ -44,20 +44,16 @@ func (w *walk) globs() *globBudget {
 // hasGlob reports whether a name holds a pattern the shell expands.
 func hasGlob(name string) bool { return strings.ContainsAny(name, "*?[") }
 
-// globDotsWords are the words that, anywhere in a call, may turn on
-// matching of dot files by patterns, or matching in any case (nocaseglob,
-// zsh's NO_CASE_GLOB): with one, patterns match both ways. They are
-// written as zsh reads an option's name, in lower case and without
-// underscores, and found in any case with underscores anywhere: zsh takes
-// GLOB_DOTS, globdots and G_L_O_B_DOTS alike. Each holds "glob" or "opt",
-// which mentionsGlobDots looks for first.
-var globDotsWords = []string{"dotglob", "globignore", "bashopts", "globdots", "setopt", "caseglob"}
-
 // mentionsGlobDots reports whether code mentions a way to make patterns
-// match dot files or ignore case: one of globDotsWords. It runs on every
-// command string, a commit message of megabytes included, so it looks for
-// the words' rarer letters ('b' of "glob", 'p' of "opt") with IndexByte
-// and reads the text around each, rather than folding the whole text.
+// match dot files or ignore case (nocaseglob, zsh's NO_CASE_GLOB), with
+// which patterns match both ways: dotglob, globignore, bashopts, globdots,
+// setopt or caseglob, in any case and with underscores anywhere, as zsh
+// reads an option's name (GLOB_DOTS, globdots and G_L_O_B_DOTS alike). It
+// runs on every command string, a commit message of megabytes included,
+// so it looks for the words' rarer letters (the 'b' of "glob", the 'p' of
+// "opt", one of which each word holds) with IndexByte and reads the text
+// around each, rather than folding the whole text; globs_test.go holds it
+// to the folding.
 func mentionsGlobDots(code string) bool {
 	for _, anchor := range []byte("bBpP") {
 		for i := 0; ; i++ {

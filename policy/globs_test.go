@@ -36,6 +36,10 @@ func TestMentionsGlobDots(t *testing.T) {
 	}
 }
 
+// globDotsWords are the words mentionsGlobDots finds, in lower case and
+// without underscores.
+var globDotsWords = []string{"dotglob", "globignore", "bashopts", "globdots", "setopt", "caseglob"}
+
 // globDotsFolded is mentionsGlobDots written plainly: the text in lower
 // case without underscores holds one of the words.
 func globDotsFolded(code string) bool {

@@ -40,7 +40,7 @@ func manyPage(t testing.TB) (*Server, *testlab.Lab, []audit.Record) {
 	return srv, l, recs
 }
 
-// TestVMsViewAtScale: the VMs view of 500 VPGs (testlab.ManySize) reads the VPGs once and
+// TestVMsViewAtScale: the VMs view of testlab.ManySize VPGs (500; 50 under -race) reads the VPGs once and
 // each journal once at most (it read each VPG and its journal twice, one
 // after the other), and not again once their cadences are kept.
 func TestVMsViewAtScale(t *testing.T) {
