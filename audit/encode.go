@@ -3,36 +3,37 @@ package audit
 import (
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
-// A record's line is written by hand, byte for byte as encoding/json
-// writes it with HTML escaping off (a test holds the two to the same
-// bytes, every field set): encoding/json reads a type's fields by
-// reflection the first time it meets the type in a process, and the hook,
-// which starts a process for every call, paid that for every decision it
-// logged, about as much as judging a read-only command.
+// A record's line is written by hand (package jsonappend), byte for byte
+// as encoding/json writes it with HTML escaping off (a test holds the two
+// to the same bytes, every field set): encoding/json reads a type's fields
+// by reflection the first time it meets the type in a process, and the
+// hook, which starts a process for every call, paid that for every
+// decision it logged, about as much as judging a read-only command.
 
 // appendRecord appends r's line, without its newline.
 func appendRecord(b []byte, r *Record) ([]byte, error) {
 	b = append(b, `{"id":`...)
-	b = appendString(b, r.ID)
+	b = jsonappend.String(b, r.ID)
 	b = append(b, `,"time":`...)
 	b, err := appendTime(b, r.Time)
 	if err != nil {
 		return nil, err
 	}
-	b = appendField(b, "host", r.Host)
-	b = appendField(b, "session", r.Session)
-	b = appendField(b, "tool_use_id", r.ToolUseID)
+	b = jsonappend.Field(b, "host", r.Host)
+	b = jsonappend.Field(b, "session", r.Session)
+	b = jsonappend.Field(b, "tool_use_id", r.ToolUseID)
 	b = append(b, `,"tool":`...)
-	b = appendString(b, r.Tool)
-	b = appendField(b, "cwd", r.Cwd)
-	b = appendField(b, "excerpt", r.Excerpt)
+	b = jsonappend.String(b, r.Tool)
+	b = jsonappend.Field(b, "cwd", r.Cwd)
+	b = jsonappend.Field(b, "excerpt", r.Excerpt)
 	b = append(b, `,"decision":`...)
-	b = appendString(b, r.Decision)
-	b = appendField(b, "rule", r.Rule)
-	b = appendField(b, "reason", r.Reason)
+	b = jsonappend.String(b, r.Decision)
+	b = jsonappend.Field(b, "rule", r.Rule)
+	b = jsonappend.Field(b, "reason", r.Reason)
 	b = appendStrings(b, "targets", r.Targets)
 	b = appendStrings(b, "vms", r.VMs)
 	if len(r.Checkpoints) > 0 {
@@ -47,14 +48,14 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 		}
 		b = append(b, ']')
 	}
-	b = appendField(b, "zerto_error", r.ZertoError)
+	b = jsonappend.Field(b, "zerto_error", r.ZertoError)
 	if r.ZVMOffsetMS != nil {
 		b = append(b, `,"zvm_offset_ms":`...)
 		b = strconv.AppendInt(b, *r.ZVMOffsetMS, 10)
 	}
-	b = appendField(b, "error", r.Error)
-	b = appendField(b, "rewinds", r.Rewinds)
-	b = appendField(b, "task", r.Task)
+	b = jsonappend.Field(b, "error", r.Error)
+	b = jsonappend.Field(b, "rewinds", r.Rewinds)
+	b = jsonappend.Field(b, "task", r.Task)
 	if !r.RetryAfter.IsZero() {
 		b = append(b, `,"retry_after":`...)
 		if b, err = appendTime(b, r.RetryAfter); err != nil {
@@ -75,12 +76,12 @@ func appendRecord(b []byte, r *Record) ([]byte, error) {
 func appendCheckpoint(b []byte, c *Checkpoint) ([]byte, error) {
 	start := len(b)
 	b = append(b, '{')
-	b = appendField(b, "vm", c.VM)
-	b = appendField(b, "vm_identifier", c.VMIdentifier)
-	b = appendField(b, "vpg", c.VPG)
-	b = appendField(b, "vpg_identifier", c.VPGIdentifier)
-	b = appendField(b, "identifier", c.Identifier)
-	b = appendField(b, "tag", c.Tag)
+	b = jsonappend.Field(b, "vm", c.VM)
+	b = jsonappend.Field(b, "vm_identifier", c.VMIdentifier)
+	b = jsonappend.Field(b, "vpg", c.VPG)
+	b = jsonappend.Field(b, "vpg_identifier", c.VPGIdentifier)
+	b = jsonappend.Field(b, "identifier", c.Identifier)
+	b = jsonappend.Field(b, "tag", c.Tag)
 	if !c.Time.IsZero() {
 		var err error
 		b = append(b, `,"time":`...)
@@ -88,17 +89,17 @@ func appendCheckpoint(b []byte, c *Checkpoint) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return closeObject(b, start), nil
+	return jsonappend.Close(b, start), nil
 }
 
 func appendOutcome(b []byte, o *Outcome) ([]byte, error) {
 	b = append(b, `{"state":`...)
-	b = appendString(b, o.State)
+	b = jsonappend.String(b, o.State)
 	if o.ExitCode != nil {
 		b = append(b, `,"exit_code":`...)
 		b = strconv.AppendInt(b, int64(*o.ExitCode), 10)
 	}
-	b = appendField(b, "error", o.Error)
+	b = jsonappend.Field(b, "error", o.Error)
 	if o.DurationMS != nil {
 		b = append(b, `,"duration_ms":`...)
 		b = strconv.AppendInt(b, *o.DurationMS, 10)
@@ -116,37 +117,18 @@ func appendOutcome(b []byte, o *Outcome) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-// closeObject ends the object that starts at b[start], whose members
-// appendField wrote each after a comma: the first comma goes.
-func closeObject(b []byte, start int) []byte {
-	if len(b) > start+1 && b[start+1] == ',' {
-		b = append(b[:start+1], b[start+2:]...)
-	}
-	return append(b, '}')
-}
-
-// appendField appends the member key: s after a comma, unless s is empty
-// (omitempty).
-func appendField(b []byte, key, s string) []byte {
-	if s == "" {
-		return b
-	}
-	b = append(append(append(b, `,"`...), key...), `":`...)
-	return appendString(b, s)
-}
-
 // appendStrings appends the member key: list after a comma, unless list is
 // empty (omitempty).
 func appendStrings(b []byte, key string, list []string) []byte {
 	if len(list) == 0 {
 		return b
 	}
-	b = append(append(append(b, `,"`...), key...), `":[`...)
+	b = append(jsonappend.Key(b, key), '[')
 	for i, s := range list {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		b = appendString(b, s)
+		b = jsonappend.String(b, s)
 	}
 	return append(b, ']')
 }
@@ -158,55 +140,4 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, text...), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString appends s quoted as encoding/json quotes a string with HTML
-// escaping off: quotes, backslashes and control characters escaped,
-// invalid UTF-8 as U+FFFD, and U+2028 and U+2029 escaped for JavaScript.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= ' ' && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(append(b, s[start:i]...), `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(append(b, s[start:i]...), '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(append(b, s[start:]...), '"')
 }

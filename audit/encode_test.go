@@ -77,21 +77,3 @@ func fill(v reflect.Value, s string) {
 		panic("fill: a field of kind " + v.Kind().String())
 	}
 }
-
-// FuzzAppendString holds appendString to encoding/json's quoting.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "a\"b\\c</script>&\x01\t\n\u2028\u2029é\xff", "\x7f\x00\xed\xa0\x80"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		var want bytes.Buffer
-		enc := json.NewEncoder(&want)
-		enc.SetEscapeHTML(false)
-		if err := enc.Encode(s); err != nil {
-			t.Fatal(err)
-		}
-		if got := appendString(nil, s); string(got)+"\n" != want.String() {
-			t.Fatalf("appendString(%q) = %s, encoding/json %s", s, got, want.Bytes())
-		}
-	})
-}

@@ -1,6 +1,7 @@
 package hook
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"github.com/rewind-dev/rewind/audit"
 	"github.com/rewind-dev/rewind/hostio"
 	"github.com/rewind-dev/rewind/internal/dirs"
+	"github.com/rewind-dev/rewind/internal/jsonscan"
 	"github.com/rewind-dev/rewind/policy"
 )
 
@@ -57,14 +59,29 @@ func record(host hostio.Host, s *state, r ruling) *audit.Record {
 // input object. audit.Append shortens and redacts it.
 //
 // "command" is read in its exact spelling, as the host reads it (a map: a
-// struct field would match "Command" too).
+// struct field would match "Command" too), the last of a key given twice.
+// The input of an event hostio decoded is valid JSON, which jsonscan reads
+// as json.Unmarshal does without decoding the rest of it, and without the
+// reflection encoding/json costs a process the first time (see package
+// jsonappend).
 func excerpt(ev *hostio.Event) string {
-	var in map[string]json.RawMessage
+	in := ev.ToolInput
+	if ev.Call().InputValid {
+		if t := bytes.TrimLeft(in, " \t\r\n"); len(t) > 0 && t[0] == '{' {
+			if raw, ok := jsonscan.Member(in, "command"); ok {
+				if command, ok := jsonscan.String(raw); ok && command != "" {
+					return command
+				}
+			}
+		}
+		return string(in)
+	}
+	var members map[string]json.RawMessage
 	var command string
-	if json.Unmarshal(ev.ToolInput, &in) == nil && json.Unmarshal(in["command"], &command) == nil && command != "" {
+	if json.Unmarshal(in, &members) == nil && json.Unmarshal(members["command"], &command) == nil && command != "" {
 		return command
 	}
-	return string(ev.ToolInput)
+	return string(in)
 }
 
 func auditCheckpoints(points []Point) []audit.Checkpoint {

@@ -39,10 +39,15 @@ func (w *watch) deadline(st *state) time.Time {
 	return w.start.Add(b - reserve(b)/2)
 }
 
-// set makes st what the watch knows, and its budget the deadline.
+// set makes st what the watch knows, and its budget the deadline. The
+// timer is set again only when the budget changes: the runtime wakes the
+// thread that sleeps until the timer is due whenever it is set, even for
+// the deadline it had, and the run tells the watch what it knows some
+// times a call, each wake some tens of microseconds of a hook process.
 func (w *watch) set(st state) {
-	w.known.Store(&st)
-	w.timer.Reset(time.Until(w.deadline(&st)))
+	if old := w.known.Swap(&st); old.f.Budget != st.f.Budget {
+		w.timer.Reset(time.Until(w.deadline(&st)))
+	}
 }
 
 // offer makes st, settings known before the event is read (those of the

@@ -1,6 +1,10 @@
 package hostio
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
+)
 
 // antigravityEvent is Antigravity CLI's PreToolUse input on the wire:
 // camelCase, with the tool call in toolCall and its arguments in
@@ -84,6 +88,11 @@ func commandInput(command string) (json.RawMessage, error) {
 type antigravityOutput struct {
 	Decision string `json:"decision"`
 	Reason   string `json:"reason,omitempty"`
+}
+
+func (o antigravityOutput) appendJSON(b []byte) []byte {
+	b = jsonappend.String(append(b, `{"decision":`...), o.Decision)
+	return append(jsonappend.Field(b, "reason", o.Reason), '}')
 }
 
 // encodeAntigravity is Antigravity CLI's output for d. Antigravity CLI

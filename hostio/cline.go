@@ -3,6 +3,8 @@ package hostio
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // clineEvent is Cline's PreToolUse input on the wire.
@@ -94,6 +96,14 @@ type clineOutput struct {
 	Cancel              bool   `json:"cancel"`
 	ContextModification string `json:"contextModification,omitempty"`
 	ErrorMessage        string `json:"errorMessage,omitempty"`
+}
+
+func (o clineOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = jsonappend.Bool(append(b, '{'), "cancel", o.Cancel)
+	b = jsonappend.Field(b, "contextModification", o.ContextModification)
+	b = jsonappend.Field(b, "errorMessage", o.ErrorMessage)
+	return jsonappend.Close(b, start)
 }
 
 // encodeCline is Cline's output for d: cancel with the message for the

@@ -87,7 +87,7 @@ func checkEventName(name, want, tool string) error {
 // discard the answer and run the call: it has no "ask", a deny needs a
 // reason, and "allow" is only valid with a rewritten input. So Ask goes out
 // as a deny that says a person must approve, and Allow as no opinion.
-func encodeCodex(d Decision) any {
+func encodeCodex(d Decision) output {
 	switch d.Permission {
 	case Ask:
 		d.Permission, d.Reason = Deny, askInstead("Codex", d.Reason)

@@ -3,6 +3,8 @@ package hostio
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // copilotEvent is GitHub Copilot's preToolUse input on the wire (the CLI and
@@ -54,10 +56,18 @@ type copilotOutput struct {
 	AdditionalContext        string     `json:"additionalContext,omitempty"`
 }
 
+func (o copilotOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = jsonappend.Field(append(b, '{'), "permissionDecision", string(o.PermissionDecision))
+	b = jsonappend.Field(b, "permissionDecisionReason", o.PermissionDecisionReason)
+	b = jsonappend.Field(b, "additionalContext", o.AdditionalContext)
+	return jsonappend.Close(b, start)
+}
+
 // encodeCopilot is Copilot's output for d, nil for no opinion. Copilot has
 // no message for the person apart from the reason, so a warning goes there
 // or, without a decision, into the context.
-func encodeCopilot(d Decision) any {
+func encodeCopilot(d Decision) output {
 	if d == (Decision{}) {
 		return nil
 	}

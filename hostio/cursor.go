@@ -3,6 +3,8 @@ package hostio
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // cursorEvent is the input of Cursor's hooks on the wire: the unified
@@ -149,6 +151,14 @@ type cursorOutput struct {
 	Permission   string `json:"permission,omitempty"`
 	UserMessage  string `json:"user_message,omitempty"`
 	AgentMessage string `json:"agent_message,omitempty"`
+}
+
+func (o cursorOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = jsonappend.Field(append(b, '{'), "permission", o.Permission)
+	b = jsonappend.Field(b, "user_message", o.UserMessage)
+	b = jsonappend.Field(b, "agent_message", o.AgentMessage)
+	return jsonappend.Close(b, start)
 }
 
 // encodeCursor is Cursor's output for d, in answer to ev: a permission of

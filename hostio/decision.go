@@ -1,10 +1,10 @@
 package hostio
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // Permission is the permission decision rewind hands the host.
@@ -47,6 +47,21 @@ type claudeSpecific struct {
 	PermissionDecision       Permission `json:"permissionDecision,omitempty"`
 	PermissionDecisionReason string     `json:"permissionDecisionReason,omitempty"`
 	AdditionalContext        string     `json:"additionalContext,omitempty"`
+}
+
+func (o claudeOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	if h := o.HookSpecificOutput; h != nil {
+		b = append(jsonappend.Key(b, "hookSpecificOutput"), `{"hookEventName":`...)
+		b = jsonappend.String(b, h.HookEventName)
+		b = jsonappend.Field(b, "permissionDecision", string(h.PermissionDecision))
+		b = jsonappend.Field(b, "permissionDecisionReason", h.PermissionDecisionReason)
+		b = jsonappend.Field(b, "additionalContext", h.AdditionalContext)
+		b = append(b, '}')
+	}
+	b = jsonappend.Field(b, "systemMessage", o.SystemMessage)
+	return jsonappend.Close(b, start)
 }
 
 // Response is a hook's answer as the host reads it: what it writes on
@@ -94,23 +109,17 @@ func Respond(h Host, ev *Event, d Decision) (Response, error) {
 	if out == nil {
 		return Response{}, nil
 	}
-	b, err := marshalLine(out)
-	if err != nil {
-		return Response{}, err
-	}
-	return Response{Stdout: b}, nil
+	return Response{Stdout: append(out.appendJSON(nil), '\n')}, nil
 }
 
-// marshalLine encodes v as one line of JSON.
-func marshalLine(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	// Reasons quote shell commands; "&&" reads better than "\u0026\u0026".
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, fmt.Errorf("encoding hook output: %w", err)
-	}
-	return buf.Bytes(), nil
+// output is a host's answer on the wire, a struct that writes itself as
+// encoding/json writes it with HTML escaping off (reasons quote shell
+// commands; "&&" reads better than "\u0026\u0026"), which
+// TestOutputsAreJSON holds it to. It does not use encoding/json because of
+// what that costs a process the first time it meets a type: see package
+// jsonappend.
+type output interface {
+	appendJSON(b []byte) []byte
 }
 
 // Encode writes the standard output of host h's answer to its pre-tool
@@ -127,7 +136,7 @@ func Encode(w io.Writer, h Host, d Decision) error {
 }
 
 // encodeClaude is Claude Code's output for d, nil for the zero Decision.
-func encodeClaude(d Decision) any {
+func encodeClaude(d Decision) output {
 	if d == (Decision{}) {
 		return nil
 	}

@@ -3,6 +3,8 @@ package hostio
 import (
 	"encoding/json"
 	"strings"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // geminiEvent is Gemini CLI's BeforeTool input on the wire.
@@ -92,12 +94,25 @@ type geminiSpecific struct {
 	AdditionalContext string `json:"additionalContext"`
 }
 
+func (o geminiOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = jsonappend.Field(append(b, '{'), "decision", o.Decision)
+	b = jsonappend.Field(b, "reason", o.Reason)
+	if h := o.HookSpecificOutput; h != nil {
+		b = append(jsonappend.Key(b, "hookSpecificOutput"), `{"hookEventName":`...)
+		b = jsonappend.String(b, h.HookEventName)
+		b = append(jsonappend.String(append(b, `,"additionalContext":`...), h.AdditionalContext), '}')
+	}
+	b = jsonappend.Field(b, "systemMessage", o.SystemMessage)
+	return jsonappend.Close(b, start)
+}
+
 // encodeGemini is Gemini CLI's output for d: {"decision":"deny","reason"}
 // to refuse, hookSpecificOutput.additionalContext for the model, and
 // systemMessage for the person. Gemini CLI documents no "ask" for
 // BeforeTool, so Ask goes out as a deny that says a person must approve.
 // Gemini CLI parses the output of every hook as JSON, so no opinion is {}.
-func encodeGemini(d Decision) any {
+func encodeGemini(d Decision) output {
 	out := geminiOutput{SystemMessage: d.SystemMessage}
 	switch d.Permission {
 	case Deny:

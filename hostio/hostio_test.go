@@ -459,3 +459,75 @@ func BenchmarkEncode(b *testing.B) {
 		}
 	}
 }
+
+// TestOutputsAreJSON holds every host's output to the bytes encoding/json
+// writes for it with HTML escaping off: each output with every field set
+// (checked by reflection, so that a field added to an output and not to
+// its appendJSON fails here), with each field left zero in turn, and the
+// zero output.
+func TestOutputsAreJSON(t *testing.T) {
+	t.Parallel()
+	const s = "a\"b\\c</script>&\x01\t\n\u2028\u2029é\xff"
+	outputs := []output{
+		claudeOutput{HookSpecificOutput: &claudeSpecific{HookEventName: s, PermissionDecision: Deny, PermissionDecisionReason: s, AdditionalContext: s}, SystemMessage: s},
+		antigravityOutput{Decision: s, Reason: s},
+		clineOutput{Cancel: true, ContextModification: s, ErrorMessage: s},
+		copilotOutput{PermissionDecision: Ask, PermissionDecisionReason: s, AdditionalContext: s},
+		cursorOutput{Permission: s, UserMessage: s, AgentMessage: s},
+		geminiOutput{Decision: s, Reason: s, HookSpecificOutput: &geminiSpecific{HookEventName: s, AdditionalContext: s}, SystemMessage: s},
+		openCodeOutput{Block: true, Reason: s},
+	}
+	for _, full := range outputs {
+		v := reflect.ValueOf(full)
+		if zero := zeroField(v); zero != "" {
+			t.Fatalf("%T: field %s is zero; set every field", full, zero)
+		}
+		cases := []output{reflect.Zero(v.Type()).Interface().(output), full}
+		for i := range v.NumField() {
+			c := reflect.New(v.Type()).Elem()
+			c.Set(v)
+			c.Field(i).SetZero()
+			cases = append(cases, c.Interface().(output))
+			if f := v.Field(i); f.Kind() == reflect.Pointer {
+				// The nested object with each of its fields zero in turn.
+				for j := range f.Elem().NumField() {
+					inner := reflect.New(f.Elem().Type())
+					inner.Elem().Set(f.Elem())
+					inner.Elem().Field(j).SetZero()
+					c := reflect.New(v.Type()).Elem()
+					c.Set(v)
+					c.Field(i).Set(inner)
+					cases = append(cases, c.Interface().(output))
+				}
+			}
+		}
+		for _, o := range cases {
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(o); err != nil {
+				t.Fatal(err)
+			}
+			if got := string(o.appendJSON([]byte("x"))); got != "x"+strings.TrimSuffix(want.String(), "\n") {
+				t.Errorf("%T %+v: appendJSON %s\nencoding/json %s", o, o, got[1:], want.Bytes())
+			}
+		}
+	}
+}
+
+// zeroField names a field of the struct v, or of a struct it points to,
+// that is zero; "" when none is.
+func zeroField(v reflect.Value) string {
+	for i := range v.NumField() {
+		f := v.Field(i)
+		if f.IsZero() {
+			return v.Type().Field(i).Name
+		}
+		if f.Kind() == reflect.Pointer {
+			if inner := zeroField(f.Elem()); inner != "" {
+				return v.Type().Field(i).Name + "." + inner
+			}
+		}
+	}
+	return ""
+}

@@ -30,7 +30,7 @@ func decodeHost(h Host, data []byte) (*Event, error) {
 // encodeHost returns the value to write as host h's output for d in
 // answer to ev (nil when the event could not be read), or nil to write
 // nothing.
-func encodeHost(h Host, ev *Event, d Decision) any {
+func encodeHost(h Host, ev *Event, d Decision) output {
 	switch h {
 	case Codex:
 		return encodeCodex(d)

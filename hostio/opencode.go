@@ -2,6 +2,8 @@ package hostio
 
 import (
 	"encoding/json"
+
+	"github.com/rewind-dev/rewind/internal/jsonappend"
 )
 
 // openCodeEvent is what rewind's OpenCode plugin sends the hook: the
@@ -98,6 +100,16 @@ func decodeOpenCode(data []byte) (*Event, error) {
 type openCodeOutput struct {
 	Block  bool   `json:"block,omitempty"`
 	Reason string `json:"reason,omitempty"`
+}
+
+func (o openCodeOutput) appendJSON(b []byte) []byte {
+	start := len(b)
+	b = append(b, '{')
+	if o.Block {
+		b = jsonappend.Bool(b, "block", true)
+	}
+	b = jsonappend.Field(b, "reason", o.Reason)
+	return jsonappend.Close(b, start)
 }
 
 // encodeOpenCode is the plugin's answer for d. OpenCode has no way for a

@@ -2,7 +2,10 @@
 // by side in one run: rewind-hook (the light front that rewind install
 // sets up), rewind hook (the full binary, which protect calls reach and
 // which runs where the front is not installed), the floor (a Go program
-// that only decodes the event: bench/floor), and the anchor guards. Each
+// that only decodes the event: bench/floor), the floor's work done in
+// rewind-hook's program (rewind-hook built with the floorbench tag, which
+// tells the cost of its size and initialisation from that of judging),
+// and the anchor guards. Each
 // is started the way an agent host starts a hook, through sh -c with the
 // event on stdin, and the guards take turns on every round, so that the
 // machine's noise falls on all of them alike. It prints medians, 90th
@@ -175,8 +178,14 @@ func build(dir, python, safetyNet, compare string) ([]guard, error) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		return nil, err
 	}
-	for _, b := range []struct{ out, pkg string }{{"floor", "./bench/floor"}, {"rewind", "./cmd/rewind"}, {"rewind-hook", "./cmd/rewind-hook"}} {
-		cmd := exec.Command("go", "build", "-trimpath", "-o", filepath.Join(dir, b.out), b.pkg)
+	builds := []struct{ out, pkg, tags string }{
+		{"floor", "./bench/floor", ""},
+		{"floor-linked", "./cmd/rewind-hook", "floorbench"},
+		{"rewind", "./cmd/rewind", ""},
+		{"rewind-hook", "./cmd/rewind-hook", ""},
+	}
+	for _, b := range builds {
+		cmd := exec.Command("go", "build", "-trimpath", "-tags="+b.tags, "-o", filepath.Join(dir, b.out), b.pkg)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Run(); err != nil {
@@ -185,6 +194,7 @@ func build(dir, python, safetyNet, compare string) ([]guard, error) {
 	}
 	guards := []guard{
 		{name: "floor (decode only)", argv: []string{filepath.Join(dir, "floor")}, floor: true},
+		{name: "floor, linked as rewind-hook", argv: []string{filepath.Join(dir, "floor-linked")}},
 		{name: "rewind-hook", argv: []string{filepath.Join(dir, "rewind-hook")}, rewind: true},
 		{name: "rewind hook", argv: []string{filepath.Join(dir, "rewind"), "hook"}},
 	}

@@ -1,3 +1,5 @@
+//go:build !floorbench
+
 // Command rewind-hook is rewind's PreToolUse hook in a program of its own,
 // for hosts to run before every tool call: it judges the call with the
 // same code as rewind hook, but links no Zerto client, HTTP stack or MCP
