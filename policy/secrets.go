@@ -48,25 +48,41 @@ func secretFiles(getenv func(string) string) []string {
 	return out
 }
 
-// wholeReaders are commands that read the folders they name whole, and
-// the flags that make them do so ("" for always).
-var wholeReaders = sync.OnceValue(func() map[string][]string {
-	return map[string][]string{
-		"cp": {"-r", "-R", "-a", "--recursive", "--archive"}, "scp": {"-r"}, "rsync": {""}, "tar": {""}, "bsdtar": {""},
-		"zip": {"-r", "--recurse-paths"}, "7z": {""}, "7za": {""}, "grep": {"-r", "-R", "--recursive", "--dereference-recursive"},
-		"rg": {""}, "ag": {""}, "ack": {""}, "rclone": {""}, "restic": {""}, "borg": {""}, "duplicity": {""},
+// readsWhole reports whether command s reads the folders it names whole:
+// the archivers, copiers and searchers below always, cp, scp, zip and grep
+// with a recursive flag, find when it runs a reading command on what it
+// finds. These and nameOnly are switches, not maps: the hook asks them of
+// nearly every command, and a map built on first use costs each hook
+// process tens of microseconds of first touches.
+func readsWhole(s *subject) bool {
+	switch s.name {
+	case "rsync", "tar", "bsdtar", "7z", "7za", "rg", "ag", "ack", "rclone", "restic", "borg", "duplicity":
+		return true
+	case "cp":
+		return hasFlag(s, "-r", "-R", "-a", "--recursive", "--archive")
+	case "scp":
+		return hasFlag(s, "-r")
+	case "zip":
+		return hasFlag(s, "-r", "--recurse-paths")
+	case "grep":
+		return hasFlag(s, "-r", "-R", "--recursive", "--dereference-recursive")
+	case "find":
+		return findReads(s)
 	}
-})
+	return false
+}
 
-// nameOnly are commands that take file names without reading the files
-// (rm removes a token cache rewind makes again, and reads nothing).
-var nameOnly = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{
-		"echo": true, "printf": true, "ls": true, "stat": true, "test": true, "[": true, "basename": true,
-		"dirname": true, "realpath": true, "readlink": true, "du": true, "mkdir": true, "which": true,
-		"rm": true, "rmdir": true, "unlink": true,
+// nameOnly reports whether command name takes file names without reading
+// the files (rm removes a token cache rewind makes again, and reads
+// nothing).
+func nameOnly(name string) bool {
+	switch name {
+	case "echo", "printf", "ls", "stat", "test", "[", "basename", "dirname", "realpath", "readlink", "du",
+		"mkdir", "which", "rm", "rmdir", "unlink":
+		return true
 	}
-})
+	return false
+}
 
 // judgeSecretReads asks about a local command that reads rewind's secret
 // files, or folders above them wholly: named as its arguments or read by
@@ -81,16 +97,10 @@ func (p *Policy) judgeSecretReads(s *subject, cwd string) (Match, bool) {
 			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("reads %s: %s", r, secretReason)}, true
 		}
 	}
-	if nameOnly()[s.name] {
+	if nameOnly(s.name) {
 		return Match{}, false
 	}
-	whole := false
-	if flags, ok := wholeReaders()[s.name]; ok {
-		whole = slices.Contains(flags, "") || hasFlag(s, flags...)
-	}
-	if s.name == "find" && findReads(s) {
-		whole = true
-	}
+	whole := readsWhole(s)
 	for _, f := range sentFiles(s) {
 		if f := p.readsSecret(f, cwd, false); f != "" {
 			return Match{Effect: Ask, Rule: secretRule, Reason: fmt.Sprintf("sends %s: %s", f, secretReason)}, true
@@ -314,16 +324,22 @@ func findReads(s *subject) bool {
 	for i, a := range s.args {
 		switch a {
 		case "-exec", "-execdir", "-ok", "-okdir":
-			if i+1 < len(s.args) && !nameOnly()[filepath.Base(s.args[i+1])] && !findRemovesOnly()[filepath.Base(s.args[i+1])] {
-				return true
+			if i+1 < len(s.args) {
+				if cmd := filepath.Base(s.args[i+1]); !nameOnly(cmd) && !findRemovesOnly(cmd) {
+					return true
+				}
 			}
 		}
 	}
 	return false
 }
 
-// findRemovesOnly are commands find may run on what it finds that do not
-// read it.
-var findRemovesOnly = sync.OnceValue(func() map[string]bool {
-	return map[string]bool{"rm": true, "rmdir": true, "unlink": true, "chmod": true, "chown": true, "chgrp": true, "touch": true}
-})
+// findRemovesOnly reports whether find may run command name on what it
+// finds without reading it.
+func findRemovesOnly(name string) bool {
+	switch name {
+	case "rm", "rmdir", "unlink", "chmod", "chown", "chgrp", "touch":
+		return true
+	}
+	return false
+}
