@@ -42,6 +42,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/rewind-dev/rewind/bench/internal/hookrun"
 )
 
 // event is one hook input measured.
@@ -102,17 +104,10 @@ func run(n int, python, safetyNet, compare string, markdown bool) error {
 	if err != nil {
 		return err
 	}
-	// rewind's state (the audit log of the denied call) and config
-	// discovery stay inside a home of their own: not the folder of the
-	// binaries, where $XDG_CONFIG_HOME/rewind would be the rewind binary, a
-	// broken config.
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+	env, err := hookrun.Env(filepath.Join(dir, "home"))
+	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
-		"XDG_CACHE_HOME="+home, "REWIND_STATE_DIR="+filepath.Join(home, "state"), "REWIND_CONFIG=",
-		"REWIND_ZVM_URL=")
 
 	fmt.Printf("%s; %d cores; %s; %d runs per program and event, interleaved, through sh -c\n\n",
 		cpuModel(), runtime.NumCPU(), runtime.Version(), n)
@@ -264,9 +259,10 @@ func answer(argv []string, eventFile string, env []string) (string, error) {
 }
 
 // once runs one guard on one event the way a host does, through sh -c, and
-// returns its wall time and the CPU time of sh and the guard. Exit code 2 is a guard's way to block and counts
-// as a run. Its output goes to files, not pipes: a pipe would have this
-// process copy it while the guard runs, competing with it for the CPU.
+// returns its wall time and the CPU time of sh and the guard (see
+// hookrun.Time). Its output goes to files, not pipes: a pipe would have
+// this process copy it while the guard runs, competing with it for the
+// CPU.
 func once(argv []string, eventFile string, env []string) (wall, cpu time.Duration, err error) {
 	in, err := os.Open(eventFile)
 	if err != nil {
@@ -282,17 +278,12 @@ func once(argv []string, eventFile string, env []string) (wall, cpu time.Duratio
 	cmd := exec.Command("/bin/sh", append([]string{"-c", `exec "$0" "$@"`}, argv...)...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = in, out, out
 	cmd.Env = env
-	start := time.Now()
-	err = cmd.Run()
-	d := time.Since(start)
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-		err = nil
-	}
+	wall, cpu, err = hookrun.Time(cmd)
 	if err != nil {
 		msg, _ := os.ReadFile(out.Name())
 		return 0, 0, fmt.Errorf("%v: %s", err, msg)
 	}
-	return d, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+	return wall, cpu, nil
 }
 
 func cpuModel() string {

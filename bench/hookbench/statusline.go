@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/rewind-dev/rewind/audit"
+	"github.com/rewind-dev/rewind/bench/internal/hookrun"
 )
 
 // statusRecords is how many decisions the log holds when the status line
@@ -35,20 +36,24 @@ func runStatusline(n int, markdown bool) error {
 		return err
 	}
 	bin := func(name string) string { return filepath.Join(dir, "bin", name) }
-	home := filepath.Join(dir, "home")
-	project := filepath.Join(home, "project")
-	if err := os.MkdirAll(project, 0o700); err != nil {
+	homeDir := filepath.Join(dir, "home")
+	env, err := hookrun.Env(homeDir)
+	if err != nil {
 		return err
 	}
-	env := append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
-		"XDG_CACHE_HOME="+home, "REWIND_STATE_DIR="+filepath.Join(home, "state"), "REWIND_CONFIG=",
-		"REWIND_ZVM_URL=", "NO_COLOR=")
+	// rewind install writes a project's hook by name, which the status
+	// line finds on the PATH, as a user's go install puts it there.
+	env = append(env, "NO_COLOR=", "PATH="+bin("")+string(os.PathListSeparator)+os.Getenv("PATH"))
+	project := filepath.Join(homeDir, "project")
+	if err := os.Mkdir(project, 0o700); err != nil {
+		return err
+	}
 	install := exec.Command(bin("rewind"), "install")
 	install.Dir, install.Env, install.Stderr = project, env, os.Stderr
 	if err := install.Run(); err != nil {
 		return fmt.Errorf("rewind install: %w", err)
 	}
-	if err := fillLog(filepath.Join(home, "state")); err != nil {
+	if err := fillLog(filepath.Join(homeDir, "state")); err != nil {
 		return err
 	}
 	hookEvent := filepath.Join(dir, "event.json")
@@ -57,7 +62,7 @@ func runStatusline(n int, markdown bool) error {
 	}
 	lineInput := filepath.Join(dir, "statusline.json")
 	in, _ := json.Marshal(map[string]any{
-		"session_id": "bench-3", "cwd": project, "transcript_path": filepath.Join(home, "transcript.jsonl"),
+		"session_id": "bench-3", "cwd": project, "transcript_path": filepath.Join(homeDir, "transcript.jsonl"),
 		"model":     map[string]string{"id": "claude-opus-4-7", "display_name": "Opus"},
 		"workspace": map[string]string{"current_dir": project, "project_dir": project}, "version": "2.1.300",
 	})

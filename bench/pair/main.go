@@ -27,7 +27,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"time"
+
+	"github.com/rewind-dev/rewind/bench/internal/hookrun"
 )
 
 func main() {
@@ -60,15 +61,10 @@ func run(old, new, event string, n int, env string, copied bool) error {
 			return err
 		}
 	}
-	// The hook's state and config discovery stay in a home of their own,
-	// as in bench/hookbench.
-	home := filepath.Join(dir, "home")
-	if err := os.Mkdir(home, 0o700); err != nil {
+	base, err := hookrun.Env(filepath.Join(dir, "home"))
+	if err != nil {
 		return err
 	}
-	base := append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+home, "XDG_CONFIG_HOME="+home,
-		"XDG_CACHE_HOME="+home, "REWIND_STATE_DIR="+filepath.Join(home, "state"), "REWIND_CONFIG=",
-		"REWIND_ZVM_URL=")
 	envA, envB := base, base
 	if env != "" {
 		envB = append(slices.Clone(base), env)
@@ -116,8 +112,7 @@ func copyBinary(src, dst string) (string, error) {
 }
 
 // once runs bin with the event on stdin and returns its wall and CPU
-// time in microseconds. Exit code 2 is a hook's way to refuse, and counts
-// as a run.
+// time in microseconds.
 func once(bin, event string, env []string) (wall, cpu float64, err error) {
 	in, err := os.Open(event)
 	if err != nil {
@@ -126,17 +121,11 @@ func once(bin, event string, env []string) (wall, cpu float64, err error) {
 	defer in.Close()
 	cmd := exec.Command(bin)
 	cmd.Stdin, cmd.Env = in, env
-	start := time.Now()
-	err = cmd.Run()
-	d := time.Since(start)
-	if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 2 {
-		err = nil
-	}
+	w, c, err := hookrun.Time(cmd)
 	if err != nil {
 		return 0, 0, fmt.Errorf("%s: %w", bin, err)
 	}
-	c := cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	return float64(d.Microseconds()), float64(c.Microseconds()), nil
+	return float64(w.Microseconds()), float64(c.Microseconds()), nil
 }
 
 // report prints the medians of a and b and the median and mean (with its
