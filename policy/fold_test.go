@@ -78,19 +78,12 @@ func TestJudgedKeysDoNotCollide(t *testing.T) {
 func TestRepeatedCommandKeepsItsVerdict(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, "")
-	for _, tt := range []struct {
-		cmd  string
-		want Effect
-	}{
+	wantEffects(t, p, []effectCase{
 		{"govc vm.destroy web-01\ngovc vm.destroy web-01", Deny},
 		{"rm $'-rf\\x00.rewind.toml'; rm -rf .rewind.toml", Ask},
 		{"echo ls >> f\necho ls >> f", None},
 		// A file no rule guards, by folder and name: no byte of either
 		// makes it another folder's file.
 		{"cd /tmp; echo a > $'x\\x00.rewind.toml'; cd $'/tmp\\x00x'; echo b > .rewind.toml", Ask},
-	} {
-		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
-			t.Errorf("%q: got %s (%s), want %s", tt.cmd, v.Effect, v.Reason, tt.want)
-		}
-	}
+	})
 }

@@ -452,3 +452,19 @@ func TestSnakeCase(t *testing.T) {
 		}
 	}
 }
+
+// effectCase is a shell command and the effect its verdict must have.
+type effectCase struct {
+	cmd  string
+	want Effect
+}
+
+// wantEffects holds p's verdict on each command to its effect.
+func wantEffects(t *testing.T, p *Policy, cases []effectCase) {
+	t.Helper()
+	for _, tt := range cases {
+		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
+			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
+		}
+	}
+}

@@ -53,10 +53,7 @@ func TestRenamedRewind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		cmd  string
-		want Effect
-	}{
+	wantEffects(t, p, []effectCase{
 		{renamed + " trust .rewind.toml", Ask},
 		{"x trust .rewind.toml", Ask},
 		{"cd " + dir + " && ./x undo 4en4xgkf6jph --restore --yes", Ask},
@@ -86,11 +83,7 @@ func TestRenamedRewind(t *testing.T) {
 		{`cp "$(command -v jq)" /tmp/t`, None},
 		{`cp "$HOME/notes/rewind.md" /tmp/t`, None},
 		{"cp " + script + " /tmp/t", None},
-	} {
-		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
-			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
-		}
-	}
+	})
 }
 
 // TestOwnBinariesGuarded: rewind's binaries — the running one and the one
@@ -130,10 +123,7 @@ func TestOwnBinariesGuarded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct {
-		cmd  string
-		want Effect
-	}{
+	wantEffects(t, p, []effectCase{
 		{"cp /bin/true " + hook, Ask},
 		{"printf '#!/bin/sh\\n' > " + hook, Ask},
 		{"cp /bin/true " + bin + "/rewind-hook", Ask},
@@ -149,11 +139,7 @@ func TestOwnBinariesGuarded(t *testing.T) {
 		{"cp /bin/true " + bin + "/other-tool", None},
 		{"go build -o build/rewind-hook ./cmd/rewind-hook", None},
 		{"git commit -m 'cp /bin/true " + hook + "'", None},
-	} {
-		if v := p.ClassifyCommand(tt.cmd); v.Effect != tt.want {
-			t.Errorf("%q: got %s (%s: %s), want %s", tt.cmd, v.Effect, v.Rule, v.Reason, tt.want)
-		}
-	}
+	})
 	for _, tt := range []struct {
 		tool, input string
 		want        Effect
