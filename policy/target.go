@@ -102,7 +102,9 @@ func parseTargets(s string) ([]targetSpec, error) {
 // word decided at run time leaves the value unknown where a path goes: a
 // positional word, the value of an option that takes IDs or a URL, or a
 // word whose known text shows the segment. With last, a path that goes on
-// past that segment gives none.
+// past that segment gives none. The values of the options that hold a
+// request's content (contentOption) are not read: a body or a header may
+// quote any path, which is not the one the request goes to.
 func pathValues(s *subject, pos []int, seg string, last bool) (values []string, unknown bool) {
 	shown := "/" + seg + "/"
 	next := 0 // pos is in order: pos[next] is the first positional not before i
@@ -112,6 +114,12 @@ func pathValues(s *subject, pos []int, seg string, last bool) (values []string, 
 			next++
 		}
 		positional := next < len(pos) && pos[next] == i
+		if !positional && i > 0 && contentOption(s.args[i-1]) {
+			continue
+		}
+		if name, _, ok := strings.Cut(w, "="); ok && isOption(w) && contentOption(name) {
+			continue
+		}
 		if s.dynamic(i) {
 			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, shown) {
 				unknown = true
@@ -130,6 +138,17 @@ func pathValues(s *subject, pos []int, seg string, last bool) (values []string, 
 		}
 	}
 	return values, unknown
+}
+
+// contentOption reports whether an option's value is part of a request's
+// content, not its address: az rest's --body and --headers,
+// Invoke-AzRestMethod's -Payload.
+func contentOption(opt string) bool {
+	switch strings.ToLower(strings.TrimLeft(opt, "-")) {
+	case "body", "b", "headers", "payload":
+		return true
+	}
+	return false
 }
 
 // pathOption reports whether an option takes resource IDs or a URL.
