@@ -165,9 +165,12 @@ func TestBrowser(t *testing.T) {
 // browser is the one headless Chromium of the package's browser tests,
 // started by the first of them: starting one took a fifth of each test.
 // Each test has a browser context of its own (cookies, storage), as a new
-// profile would give it. TestMain closes it.
+// profile would give it. One that died (chromedp cancels its context when
+// the connection drops) is started again for the next test, so that a
+// crash fails the test it happened in, not every later one. TestMain
+// closes it.
 var browser struct {
-	once   sync.Once
+	mu     sync.Mutex
 	ctx    context.Context
 	cancel context.CancelFunc
 	dir    string
@@ -219,11 +222,21 @@ func closeBrowser() {
 // Chromium, in a browser context of the test's own, for at most a minute.
 func newBrowser(t *testing.T, exe string) context.Context {
 	t.Helper()
-	browser.once.Do(func() { startBrowser(exe) })
-	if browser.err != nil {
-		t.Fatalf("starting Chromium: %v", browser.err)
+	browser.mu.Lock()
+	if browser.ctx != nil && browser.ctx.Err() != nil {
+		t.Logf("the shared Chromium is gone (%v): starting another", context.Cause(browser.ctx))
+		closeBrowser()
+		browser.ctx, browser.cancel, browser.err = nil, nil, nil
 	}
-	tab, closeTab := chromedp.NewContext(browser.ctx, chromedp.WithNewBrowserContext())
+	if browser.ctx == nil && browser.err == nil {
+		startBrowser(exe)
+	}
+	bctx, err := browser.ctx, browser.err
+	browser.mu.Unlock()
+	if err != nil {
+		t.Fatalf("starting Chromium: %v", err)
+	}
+	tab, closeTab := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
 	t.Cleanup(closeTab)
 	ctx, cancel := context.WithTimeout(tab, 60*time.Second)
 	t.Cleanup(cancel)
@@ -483,4 +496,27 @@ func saveScreenshot(t *testing.T, png []byte) {
 		}
 		t.Logf("screenshot: %s", p)
 	}
+}
+
+// TestBrowserRestartsAfterACrash: a shared Chromium that dies is started
+// again for the next test, which would otherwise fail with the first. It
+// runs before the parallel tests resume, so that none of them loses the
+// browser it is using.
+func TestBrowserRestartsAfterACrash(t *testing.T) {
+	exe := chromium(t)
+	t.Run("dies", func(t *testing.T) {
+		bctx := newBrowser(t, exe)
+		steps(t, bctx, "open a page", chromedp.Navigate("about:blank"))
+		if err := chromedp.FromContext(bctx).Browser.Process().Kill(); err != nil {
+			t.Fatalf("killing Chromium: %v", err)
+		}
+		<-bctx.Done() // the tab's context ends with the browser's
+	})
+	t.Run("next", func(t *testing.T) {
+		bctx := newBrowser(t, exe)
+		steps(t, bctx, "open a page after the crash", chromedp.Navigate("data:text/html,<title>up</title>"))
+		if title := get(t, bctx, chromedp.Title()); title != "up" {
+			t.Fatalf("after the crash the page's title is %q, want up", title)
+		}
+	})
 }
