@@ -329,7 +329,12 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 	// options that keep a read-only rule from applying, and options that
 	// make a rule ask for more.
 	if len(c.src.ArgsAny) > 0 && !hasAnyArg(s, c.src.ArgsAny, c.src.Effect != None) {
-		return nil, false
+		// Leniently, a word decided at run time after the rule's words
+		// could be the option the rule names: "pvesh create
+		// /nodes/pve1/qemu $OPTS" may restore a backup over a VM.
+		if !lenient || !runTimeOption(s, pos, c.src.ArgsAny) {
+			return nil, false
+		}
 	}
 	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) {
 		return nil, false
@@ -338,6 +343,39 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 		return nil, false
 	}
 	return pos, true
+}
+
+// runTimeOption reports whether a word of s decided at run time could be
+// one of the options want names (args_any's), which hasAnyArg passes
+// over: in bash a positional word at pos (an unquoted one may even be
+// several words), an option whose name is decided at run time (--"$X"),
+// or one of want's options with its value decided then (--force="$F"); in
+// PowerShell only a splatted variable (@params), since a variable passed
+// as an argument is a value, never a parameter's name.
+func runTimeOption(s *subject, pos []int, want []string) bool {
+	for _, i := range pos {
+		if s.dynamic(i) && (!s.ps || strings.HasPrefix(s.args[i], "@")) {
+			return true
+		}
+	}
+	if s.ps {
+		return false
+	}
+	for i, a := range s.args {
+		if !s.dynamic(i) || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, _, _ := strings.Cut(a, "=")
+		if strings.ContainsAny(name, "$`\"'") {
+			return true
+		}
+		for _, w := range want {
+			if opt, _, _ := strings.Cut(w, " "); name == opt || abbreviates(s, name, opt) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // optionBefore reports whether an option comes before the n-th positional

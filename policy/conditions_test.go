@@ -31,3 +31,45 @@ func TestConditions(t *testing.T) {
 		t.Errorf("toolConditions = %q, want %q", got, want)
 	}
 }
+
+// TestRunTimeWordCouldBeTheOption: a rule that an option makes stricter
+// (args_any) asks about a call where a word decided at run time could be
+// that option, instead of leaving it to the lenient rule after it; a word
+// that cannot be an option (an option's value, a PowerShell variable, the
+// word that already stands for the rule's subcommand) changes nothing.
+func TestRunTimeWordCouldBeTheOption(t *testing.T) {
+	t.Parallel()
+	p := newPolicy(t, `
+[[command]]
+match = "vmtool restore"
+value_options = ["--name", "--level"]
+args_any = ["--over", "--mode replace"]
+effect = "deny"
+reason = "restores over the VM"
+[[command]]
+match = "vmtool restore"
+effect = "none"
+reason = "restores into a new VM"
+[[command]]
+cmdlets = ["Restore-Vm"]
+args_any = ["-Over"]
+effect = "deny"
+reason = "restores over the VM"
+`)
+	wantEffects(t, p, []effectCase{
+		{"vmtool restore --name a --over", Deny},
+		{"vmtool restore --name a $OPTS", Ask},
+		{`vmtool restore --name a "$@"`, Ask},
+		{`vmtool restore --name a --"$FLAG"`, Ask},
+		{`vmtool restore --name a --over="$X"`, Ask},
+		{`vmtool restore --name a --ov="$X"`, Ask},
+		{`vmtool restore --name a --mode="$M"`, Ask},
+		{`pwsh -c 'Restore-Vm -Name a @params'`, Ask},
+		// Not an option: a value, a PowerShell variable, the
+		// subcommand's own word, a quoted mention.
+		{`vmtool restore --name "$NAME" --level="$L"`, None},
+		{`pwsh -c 'Restore-Vm -Name a -Verbose $true'`, None},
+		{"vmtool $SUB a", None},
+		{`git commit -m 'vmtool restore --name a $OPTS'`, None},
+	})
+}

@@ -77,14 +77,22 @@ type httpRequest struct {
 	// value in turn: key=value data, form fields and a JSON object's
 	// members, which a Proxmox request's options are (see bodyFields).
 	fields []string
+	// bodyUnknown marks a body, or a part of one, read from a file or
+	// stdin or known only at run time: fields it may hold are unknown.
+	bodyUnknown bool
 }
 
 // bodyFields adds the fields of one piece of a request's body as written
 // (key=value&..., a JSON object, one form field) to q; a body from a file
-// or known only at run time adds none.
+// or stdin, or known only at run time, adds none and makes the fields
+// unknown.
 func (q *httpRequest) bodyFields(body string, dyn bool) {
 	body = strings.TrimSpace(body)
-	if dyn || body == "" || body[0] == '@' || body == "-" {
+	if dyn || strings.HasPrefix(body, "@") || body == "-" {
+		q.bodyUnknown = true
+		return
+	}
+	if body == "" {
 		return
 	}
 	if body[0] == '{' {
@@ -177,6 +185,11 @@ func (q httpRequest) line() (string, string) {
 		line := "pvesh " + verb + " " + u.path(2)
 		for i := 0; i+1 < len(q.fields); i += 2 {
 			line += " " + shellQuote("--"+q.fields[i]) + " " + shellQuote(q.fields[i+1])
+		}
+		if q.bodyUnknown {
+			// Options known only at run time (their names too), which a
+			// rule made stricter by one of them asks about.
+			line += " --" + runtimeWord
 		}
 		return line, "proxmox"
 	}
@@ -386,6 +399,7 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 		if q.method == "" {
 			q.method = "PUT"
 		}
+		q.bodyUnknown = true
 	case "-I", "--head":
 		if q.method == "" {
 			q.method = "HEAD"
@@ -418,8 +432,11 @@ func wgetRequests(s *subject) []httpRequest {
 		case "--post-data":
 			q.defaultWrite = true
 			q.bodyFields(val, dyn)
-		case "--post-file":
+		case "--post-file", "--body-file":
 			q.defaultWrite = true
+			q.bodyUnknown = true
+		case "--body-data":
+			q.bodyFields(val, dyn)
 		}
 	}
 	reqs := make([]httpRequest, 0, len(urls))
@@ -470,6 +487,8 @@ func httpieRequests(s *subject) []httpRequest {
 				q.bodyFields(`{"`+k+`":`+v+`}`, s.dynamic(i)) // key:=JSON
 			} else if !strings.Contains(item, "@") {
 				q.bodyFields(item, s.dynamic(i))
+			} else {
+				q.bodyUnknown = true // key@file, key=@file, key:=@file, @file
 			}
 		}
 	}

@@ -78,7 +78,13 @@ func TestHTTPRequestLines(t *testing.T) {
 		{"curl -sSk -XDELETE https://pve1:8006/api2/json/nodes/pve1/qemu/100", "pvesh delete /nodes/pve1/qemu/100"},
 		{"curl -k https://pve1:8006/api2/json/nodes/pve1/qemu/100/config", "pvesh get /nodes/pve1/qemu/100/config"},
 		{"curl -d newid=101 https://pve1:8006/api2/json/nodes/pve1/qemu/100/clone", "pvesh create /nodes/pve1/qemu/100/clone --newid 101"},
-		{"curl -d 'vmid=100&force=1' --data @extra.txt -d '{\"archive\":\"a\",\"unique\":false,\"n\":[1]}' https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --vmid 100 --force 1 --archive a --unique false"},
+		{"curl -d 'vmid=100&force=1' --data @extra.txt -d '{\"archive\":\"a\",\"unique\":false,\"n\":[1]}' https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --vmid 100 --force 1 --archive a --unique false --\"${REWIND_RUNTIME_VALUE}\""},
+		// A body from a file, stdin or a variable holds options known only
+		// at run time; HTTPie's key@file and @file too.
+		{"curl -X POST -d @restore.json https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --\"${REWIND_RUNTIME_VALUE}\""},
+		{"curl -X POST --data-binary @- https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --\"${REWIND_RUNTIME_VALUE}\""},
+		{"http POST https://pve1:8006/api2/json/nodes/pve1/qemu vmid=100 @body.json", "pvesh create /nodes/pve1/qemu --vmid 100 --\"${REWIND_RUNTIME_VALUE}\""},
+		{"wget --method=POST --body-file=b.json https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --\"${REWIND_RUNTIME_VALUE}\""},
 		{"curl -T disk.raw https://vc01/api/vcenter/vm/vm-1", "http PUT https://vc01/api/vcenter/vm/vm-1"},
 		{"curl -sX POST 'https://VC01/api/vcenter/vm/vm-1/power?action=stop&x=a/b'", "http POST https://vc01/api/vcenter/vm/vm-1/power 'action=stop' 'x=a%2Fb'"},
 		{"curl -X DELETE 'https://vc01/api/vcenter/vm/vm-1/hardware/../?q=/hardware/disk/1'", "http DELETE https://vc01/api/vcenter/vm/vm-1 'q=%2Fhardware%2Fdisk%2F1'"},
