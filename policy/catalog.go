@@ -262,7 +262,9 @@ func splitTables(data []byte, options, aliases *bytes.Buffer) []byte {
 // (compiledCatalog returns the compiled catalog), and tests check that
 // they match the catalog's files. The parsed catalog is built on the first
 // call, which the hook seldom makes: its maps would be built at every
-// start were they data.
+// start were they data. It holds no tests: catalogTestCases returns them,
+// which only the self-test reads, so that the hook's program does not
+// carry them.
 var catalogConfig = sync.OnceValue(newCatalogConfig)
 
 // RuleInfo describes one effective rule, for `rewind catalog`.

@@ -170,7 +170,7 @@ func TestFamiliesListed(t *testing.T) {
 			t.Errorf("tool rule %q has no family", r.Name)
 		}
 	}
-	for _, tc := range cfg.Tests {
+	for _, tc := range catalogTestCases() {
 		for _, f := range strings.Fields(tc.Family) {
 			if !slices.Contains(known, f) {
 				t.Errorf("test %q names the unknown family %q", tc.Command+tc.Tool, f)

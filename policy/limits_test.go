@@ -81,7 +81,7 @@ func TestRuleIndexAgrees(t *testing.T) {
 	p, full := newPolicy(t, userConfig), newPolicy(t, userConfig)
 	full.index = nil
 	n := 0
-	for _, set := range p.tests {
+	for _, set := range p.testSets() {
 		for _, tc := range set.cases {
 			cmd := tc.Command
 			if cmd == "" {
@@ -103,7 +103,7 @@ func TestRuleIndexAgrees(t *testing.T) {
 // streams in gives the verdict judging the whole analysis gives.
 func FuzzClassifyCommand(f *testing.F) {
 	p := newPolicy(f, userConfig)
-	for _, set := range p.tests {
+	for _, set := range p.testSets() {
 		for _, tc := range set.cases {
 			if tc.Command != "" {
 				f.Add(tc.Command)

@@ -89,7 +89,7 @@ func New(cfg *Config) (*Policy, error) {
 	p.commands = withCatalog(p, user.commands, cat.commands)
 	p.tools = withCatalog(p, user.tools, cat.tools)
 	p.servers = append(user.servers, cat.servers...)
-	p.tests = append(user.tests, cat.tests...)
+	p.tests = user.tests // the catalog's are catalogTestCases'
 	p.writes = append(user.writes, cat.writes...)
 	p.home = cfg.Home
 	// Options that take a value are a property of the command, so both
@@ -235,13 +235,14 @@ func compile(cfg *Config, origin string) (*Policy, error) {
 
 // compileCatalog compiles the catalog with its indexes and tables, as
 // catalog_gen.go holds it (see compiledCatalog): its rules do not depend
-// on the user's config.
+// on the user's config. Its tests are catalogTestCases', which SelfTest
+// runs.
 func compileCatalog(cfg *Config) (*Policy, error) {
 	p, err := compile(cfg, catalogOrigin)
 	if err != nil {
 		return nil, err
 	}
-	p.cfg = nil
+	p.cfg, p.tests = nil, nil
 	p.index = indexRules(p.commands)
 	p.valueOpts = makeTable(cfg.ValueOptions)
 	p.aliases = makeTable(subAliases(cfg.SubcommandAliases))

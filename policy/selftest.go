@@ -79,12 +79,18 @@ var matrixVariants = []struct {
 	{"$(...)", true, func(c string) string { return `echo "$(` + c + `)"` }},
 }
 
+// testSets returns the [[test]] cases of the configs and then the
+// catalog's, which the policy does not hold (see catalogTestCases).
+func (p *Policy) testSets() []testSet {
+	return append(slices.Clip(p.tests), testSet{catalogTestCases(), catalogOrigin})
+}
+
 // SelfTest runs the [[test]] cases of the config and the catalog and, for
 // every deny, ask and protect command rule, the matrix of its sample
 // command quoted as data and run as code.
 func (p *Policy) SelfTest() []TestResult {
 	var out []TestResult
-	for _, set := range p.tests {
+	for _, set := range p.testSets() {
 		for _, t := range set.cases {
 			// A case of a disabled family goes with its rules.
 			if slices.ContainsFunc(strings.Fields(t.Family), p.disabled) {
