@@ -336,7 +336,10 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 			return nil, false
 		}
 	}
-	if len(c.src.ArgsNone) > 0 && hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) {
+	if len(c.src.ArgsNone) > 0 && (hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) ||
+		c.src.Effect == None && anyOptionAtRunTime(s)) {
+		// A read-only rule does not apply where one of the options that
+		// keep it from applying may be there, known only at run time.
 		return nil, false
 	}
 	if len(c.payload) > 0 && !payloadContains(s.payload, c.payload) {
@@ -346,15 +349,19 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 }
 
 // runTimeOption reports whether a word of s decided at run time could be
-// one of the options want names (args_any's), which hasAnyArg passes
-// over: in bash a positional word at pos (an unquoted one may even be
-// several words), an option whose name is decided at run time (--"$X"),
-// or one of want's options with its value decided then (--force="$F"); in
-// PowerShell only a splatted variable (@params), since a variable passed
-// as an argument is a value, never a parameter's name.
+// one of the options want names (args_any's), which hasAnyArg cannot
+// tell: an option whose name is decided at run time (--"$F", -$F), one of
+// want's with its value decided then (--mode="$M", --mode "$M"), a
+// positional expansion of an argument list ("$@", "${opts[@]}"); in
+// PowerShell a splatted hashtable (@params). A positional word of one
+// value ("$DOM", $VM) is not one: read as an option it would make
+// everyday reads (virsh dominfo "$DOM") ask.
 func runTimeOption(s *subject, pos []int, want []string) bool {
 	for _, i := range pos {
-		if s.dynamic(i) && (!s.ps || strings.HasPrefix(s.args[i], "@")) {
+		if !s.dynamic(i) {
+			continue
+		}
+		if a := s.args[i]; s.ps && strings.HasPrefix(a, "@") || !s.ps && argumentList(a) {
 			return true
 		}
 	}
@@ -362,20 +369,58 @@ func runTimeOption(s *subject, pos []int, want []string) bool {
 		return false
 	}
 	for i, a := range s.args {
-		if !s.dynamic(i) || !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") {
 			continue
 		}
-		name, _, _ := strings.Cut(a, "=")
-		if strings.ContainsAny(name, "$`\"'") {
+		name, _, hasValue := strings.Cut(a, "=")
+		if s.dynamic(i) && strings.ContainsAny(name, runTimeChars) {
 			return true
 		}
+		valueDyn := s.dynamic(i) && hasValue || !hasValue && i+1 < len(s.args) && s.dynamic(i+1)
+		if !valueDyn {
+			continue
+		}
 		for _, w := range want {
-			if opt, _, _ := strings.Cut(w, " "); name == opt || abbreviates(s, name, opt) {
+			if opt, _, ok := strings.Cut(w, " "); ok && (name == opt || abbreviates(s, name, opt)) {
 				return true
 			}
 		}
 	}
 	return false
+}
+
+// anyOptionAtRunTime reports whether s has a word decided at run time
+// that may be any option: an argument list ("$@"), an option whose name is
+// decided then (--"$F"), PowerShell's splatted hashtable (@params).
+func anyOptionAtRunTime(s *subject) bool {
+	for i, a := range s.args {
+		if !s.dynamic(i) {
+			continue
+		}
+		if s.ps && strings.HasPrefix(a, "@") || !s.ps && argumentList(a) {
+			return true
+		}
+		if name, _, _ := strings.Cut(a, "="); !s.ps && strings.HasPrefix(a, "-") && strings.ContainsAny(name, runTimeChars) {
+			return true
+		}
+	}
+	return false
+}
+
+// runTimeChars are the characters of a word's source text that make a
+// part of it known only at run time.
+const runTimeChars = "$`\"'"
+
+// argumentList reports whether the source text of a word is the
+// expansion of a whole argument list, which may hold any options: $@, $*
+// and ${name[@]}, quoted or not.
+func argumentList(a string) bool {
+	a = strings.Trim(a, `"`)
+	switch a {
+	case "$@", "$*", "${@}", "${*}":
+		return true
+	}
+	return strings.HasPrefix(a, "${") && (strings.HasSuffix(a, "[@]}") || strings.HasSuffix(a, "[*]}")) && !strings.ContainsAny(a[2:len(a)-4], "$`\"' ")
 }
 
 // optionBefore reports whether an option comes before the n-th positional
@@ -518,10 +563,21 @@ func anyGlob(patterns []string, name string) bool {
 //
 // With prefixes set, a long option written as a prefix of one of want
 // ("--vac=1M" for "--vacuum-size") counts, unless the prefix is an option
-// of the command's own (journalctl's --cursor is not --cursor-file).
+// of the command's own (journalctl's --cursor is not --cursor-file). So
+// does, for a want without a value, the option with a value decided at run
+// time ("--method=$M" for "--method"): its name is known, and counting it
+// makes the verdict stricter, as prefixes says.
 func hasAnyArg(s *subject, want []string, prefixes bool) bool {
 	for i, a := range s.args {
 		if s.dynamic(i) {
+			if prefixes && strings.HasPrefix(a, "-") {
+				name, _, _ := strings.Cut(a, "=")
+				for _, w := range want {
+					if !strings.Contains(w, " ") && !strings.ContainsAny(name, runTimeChars) && (name == w || abbreviates(s, name, w)) {
+						return true
+					}
+				}
+			}
 			continue
 		}
 		for _, w := range want {

@@ -34,9 +34,11 @@ func TestConditions(t *testing.T) {
 
 // TestRunTimeWordCouldBeTheOption: a rule that an option makes stricter
 // (args_any) asks about a call where a word decided at run time could be
-// that option, instead of leaving it to the lenient rule after it; a word
-// that cannot be an option (an option's value, a PowerShell variable, the
-// word that already stands for the rule's subcommand) changes nothing.
+// that option, instead of leaving it to the lenient rule after it, and
+// applies when the option is there with a value decided then; a word that
+// is a value (an option's, a single positional word, a PowerShell
+// variable, the word that already stands for the subcommand) changes
+// nothing.
 func TestRunTimeWordCouldBeTheOption(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, `
@@ -58,16 +60,22 @@ reason = "restores over the VM"
 `)
 	wantEffects(t, p, []effectCase{
 		{"vmtool restore --name a --over", Deny},
-		{"vmtool restore --name a $OPTS", Ask},
 		{`vmtool restore --name a "$@"`, Ask},
+		{`vmtool restore --name a ${opts[@]}`, Ask},
 		{`vmtool restore --name a --"$FLAG"`, Ask},
-		{`vmtool restore --name a --over="$X"`, Ask},
-		{`vmtool restore --name a --ov="$X"`, Ask},
 		{`vmtool restore --name a --mode="$M"`, Ask},
+		{`vmtool restore --name a --mode "$M"`, Ask},
 		{`pwsh -c 'Restore-Vm -Name a @params'`, Ask},
-		// Not an option: a value, a PowerShell variable, the
-		// subcommand's own word, a quoted mention.
+		// The rule's own option, its value known only at run time.
+		{`vmtool restore --name a --over="$X"`, Deny},
+		{`vmtool restore --name a --ov="$X"`, Deny},
+		// Not an option: a value, a single word known only at run
+		// time (read as an option, virsh dominfo "$DOM" would ask), a
+		// PowerShell variable, the subcommand's own word, a quoted
+		// mention.
 		{`vmtool restore --name "$NAME" --level="$L"`, None},
+		{`vmtool restore --name a "$X"`, None},
+		{`vmtool restore --name a $OPTS`, None},
 		{`pwsh -c 'Restore-Vm -Name a -Verbose $true'`, None},
 		{"vmtool $SUB a", None},
 		{`git commit -m 'vmtool restore --name a $OPTS'`, None},

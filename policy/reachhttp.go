@@ -82,6 +82,10 @@ type httpRequest struct {
 	bodyUnknown bool
 }
 
+// runtimeValue stands, among a request's fields, for a value known only
+// at run time.
+const runtimeValue = "\x00"
+
 // bodyFields adds the fields of one piece of a request's body as written
 // (key=value&..., a JSON object, one form field) to q; a body from a file
 // or stdin, or known only at run time, adds none and makes the fields
@@ -115,6 +119,26 @@ func (q *httpRequest) bodyFields(body string, dyn bool) {
 			q.fields = append(q.fields, percentDecode(k), percentDecode(v))
 		}
 	}
+}
+
+// oneField adds a piece of a body that can only be one field (an HTTPie
+// item, a form field, a urlencoded value): its value, when known only at
+// run time or read from a file, cannot add others, so only that value is
+// unknown. A piece whose name is not known either makes the fields
+// unknown.
+func (q *httpRequest) oneField(item string, dyn bool) {
+	src := strings.TrimPrefix(strings.TrimSpace(item), `"`)
+	i := strings.IndexAny(src, "=@<")
+	if i <= 0 || strings.ContainsAny(src[:i], runTimeChars+" &") {
+		q.bodyUnknown = true
+		return
+	}
+	k, v := strings.TrimSuffix(src[:i], ":"), src[i+1:]
+	if dyn || src[i] != '=' || strings.HasPrefix(v, "@") || strings.HasPrefix(v, "<") {
+		q.fields = append(q.fields, k, runtimeValue)
+		return
+	}
+	q.bodyFields(item, false)
 }
 
 // httpReach reads the requests of curl, wget, http and xh (see above).
@@ -184,7 +208,11 @@ func (q httpRequest) line() (string, string) {
 		}
 		line := "pvesh " + verb + " " + u.path(2)
 		for i := 0; i+1 < len(q.fields); i += 2 {
-			line += " " + shellQuote("--"+q.fields[i]) + " " + shellQuote(q.fields[i+1])
+			v := shellQuote(q.fields[i+1])
+			if q.fields[i+1] == runtimeValue {
+				v = runtimeWord
+			}
+			line += " " + shellQuote("--"+q.fields[i]) + " " + v
 		}
 		if q.bodyUnknown {
 			// Options known only at run time (their names too), which a
@@ -332,6 +360,12 @@ func curlRequests(s *subject) []httpRequest {
 	setMethod := func(v string, dyn bool) { q.method, q.methodDyn = v, dyn }
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
+		if s.dynamic(i) && argumentList(a) {
+			// Any options: the method and the body are known only at
+			// run time.
+			q.methodDyn, q.bodyUnknown = true, true
+			continue
+		}
 		if s.dynamic(i) && !isOption(a) {
 			urls = append(urls, i)
 			continue
@@ -391,10 +425,14 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 	switch name {
 	case "-X", "--request":
 		setMethod(val, dyn)
-	case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--data-urlencode", "--json",
-		"-F", "--form", "--form-string":
+	case "-d", "--data", "--data-ascii", "--data-binary", "--data-raw", "--json":
 		q.defaultWrite = true
 		q.bodyFields(val, dyn)
+	case "--data-urlencode", "-F", "--form", "--form-string":
+		// One field each (name=value, name@file, name=<file), whose value
+		// cannot add another.
+		q.defaultWrite = true
+		q.oneField(val, dyn)
 	case "-T", "--upload-file":
 		if q.method == "" {
 			q.method = "PUT"
@@ -416,6 +454,10 @@ func wgetRequests(s *subject) []httpRequest {
 	var urls []int
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
+		if s.dynamic(i) && argumentList(a) {
+			q.methodDyn, q.bodyUnknown = true, true // any options
+			continue
+		}
 		if !isOption(a) {
 			urls = append(urls, i)
 			continue
@@ -483,12 +525,12 @@ func httpieRequests(s *subject) []httpRequest {
 		if item := s.args[i]; !strings.Contains(item, "==") && !isHeaderItem(item) &&
 			(strings.ContainsAny(item, "=@") || s.dynamic(i)) {
 			q.defaultWrite = true
-			if k, v, ok := strings.Cut(item, ":="); ok && !strings.ContainsAny(k, "=@") {
-				q.bodyFields(`{"`+k+`":`+v+`}`, s.dynamic(i)) // key:=JSON
-			} else if !strings.Contains(item, "@") {
-				q.bodyFields(item, s.dynamic(i))
+			if k, v, ok := strings.Cut(item, ":="); ok && !strings.ContainsAny(k, "=@") && !s.dynamic(i) && !strings.HasPrefix(v, "@") {
+				q.bodyFields(`{"`+k+`":`+v+`}`, false) // key:=JSON
 			} else {
-				q.bodyUnknown = true // key@file, key=@file, key:=@file, @file
+				// key=value, key:=JSON, key=@file, key@file: one field
+				// each; @file is the whole body.
+				q.oneField(item, s.dynamic(i))
 			}
 		}
 	}

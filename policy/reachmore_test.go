@@ -85,6 +85,11 @@ func TestHTTPRequestLines(t *testing.T) {
 		{"curl -X POST --data-binary @- https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --\"${REWIND_RUNTIME_VALUE}\""},
 		{"http POST https://pve1:8006/api2/json/nodes/pve1/qemu vmid=100 @body.json", "pvesh create /nodes/pve1/qemu --vmid 100 --\"${REWIND_RUNTIME_VALUE}\""},
 		{"wget --method=POST --body-file=b.json https://pve1:8006/api2/json/nodes/pve1/qemu", "pvesh create /nodes/pve1/qemu --\"${REWIND_RUNTIME_VALUE}\""},
+		// A field whose value alone is known only at run time, or read
+		// from a file, is that field: its value cannot add another.
+		{`http POST https://pve1:8006/api2/json/nodes/pve1/qemu vmid=100 name="$N" sshkeys=@k.pub`, `pvesh create /nodes/pve1/qemu --vmid 100 --name "${REWIND_RUNTIME_VALUE}" --sshkeys "${REWIND_RUNTIME_VALUE}"`},
+		{`curl -X POST --data-urlencode "sshkeys=$KEY" -F "name=$N" https://pve1:8006/api2/json/nodes/pve1/qemu`, `pvesh create /nodes/pve1/qemu --sshkeys "${REWIND_RUNTIME_VALUE}" --name "${REWIND_RUNTIME_VALUE}"`},
+		{`curl -X POST -d "name=$N" https://pve1:8006/api2/json/nodes/pve1/qemu`, `pvesh create /nodes/pve1/qemu --"${REWIND_RUNTIME_VALUE}"`},
 		{"curl -T disk.raw https://vc01/api/vcenter/vm/vm-1", "http PUT https://vc01/api/vcenter/vm/vm-1"},
 		{"curl -sX POST 'https://VC01/api/vcenter/vm/vm-1/power?action=stop&x=a/b'", "http POST https://vc01/api/vcenter/vm/vm-1/power 'action=stop' 'x=a%2Fb'"},
 		{"curl -X DELETE 'https://vc01/api/vcenter/vm/vm-1/hardware/../?q=/hardware/disk/1'", "http DELETE https://vc01/api/vcenter/vm/vm-1 'q=%2Fhardware%2Fdisk%2F1'"},
