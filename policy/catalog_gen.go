@@ -2331,6 +2331,8 @@ var catalogTests = [...]TestCase{
 	{Command: "curl -X DELETE 'https://management.azure.com/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-01?api-version=2024-07-01'", Expect: 3, Targets: []string{"web-01"}, Family: "vmapi azure"},
 	{Name: "an argument list may hold the method and the body", Command: "curl -k \"$@\" https://pve1:8006/api2/json/nodes/pve1/qemu/100; wget -q -O- \"$@\" https://vc/api/vcenter/vm/vm-42", Expect: 2, Family: "vmapi proxmox"},
 	{Command: "curl -s \"$@\" https://api.github.com/repos/acme/infra/issues; curl -s \"$URL\"", Family: "vmapi"},
+	{Name: "HTTPie without data items sends stdin as the body", Command: "http POST https://pve1:8006/api2/json/nodes/pve1/qemu < restore.json", Expect: 2, Family: "vmapi proxmox"},
+	{Command: "http --ignore-stdin POST https://pve1:8006/api2/json/nodes/pve1/qemu; http https://pve1:8006/api2/json/nodes/pve1/qemu", Family: "vmapi proxmox"},
 	{Command: "ssh web-01 'env | sort'", Family: "remote ssh"},
 	{Command: "ssh web-01 sed -n 1,10p /etc/hosts", Family: "remote ssh"},
 	{Command: "ssh web-01 \"sed 's/#.*//' /etc/hosts\"", Family: "remote ssh"},

@@ -496,6 +496,7 @@ func wgetRequests(s *subject) []httpRequest {
 func httpieRequests(s *subject) []httpRequest {
 	var q httpRequest
 	var pos []int
+	ignoreStdin := false
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) || !isOption(a) {
@@ -508,6 +509,8 @@ func httpieRequests(s *subject) []httpRequest {
 			return nil
 		case "-f", "--form", "--raw", "--multipart":
 			q.defaultWrite = true
+		case "-I", "--ignore-stdin":
+			ignoreStdin = true
 		}
 		if httpieValues()[name] && !hasVal {
 			i++
@@ -521,6 +524,11 @@ func httpieRequests(s *subject) []httpRequest {
 		pos = pos[1:]
 	}
 	q.url, q.urlDyn = s.args[pos[0]], s.dynamic(pos[0])
+	if len(pos) == 1 && !ignoreStdin {
+		// No data items: HTTPie sends what it reads on stdin, when that
+		// is a pipe or a file, as the body.
+		q.bodyUnknown = true
+	}
 	for _, i := range pos[1:] {
 		if item := s.args[i]; !strings.Contains(item, "==") && !isHeaderItem(item) &&
 			(strings.ContainsAny(item, "=@") || s.dynamic(i)) {
