@@ -332,7 +332,7 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 		// Leniently, a word decided at run time after the rule's words
 		// could be the option the rule names: "pvesh create
 		// /nodes/pve1/qemu $OPTS" may restore a backup over a VM.
-		if !lenient || !runTimeOption(s, pos, c.src.ArgsAny) {
+		if !lenient || !runTimeOption(s, c.src.ArgsAny) {
 			return nil, false
 		}
 	}
@@ -350,20 +350,13 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 
 // runTimeOption reports whether a word of s decided at run time could be
 // one of the options want names (args_any's), which hasAnyArg cannot
-// tell: an option whose name is decided at run time (--"$F", -$F), one of
-// want's with its value decided then (--mode="$M", --mode "$M"), a
-// positional expansion of an argument list ("$@", "${opts[@]}"); in
-// PowerShell a splatted hashtable (@params). A positional word of one
-// value ("$DOM", $VM) is not one: read as an option it would make
-// everyday reads (virsh dominfo "$DOM") ask.
-func runTimeOption(s *subject, pos []int, want []string) bool {
-	for _, i := range pos {
-		if !s.dynamic(i) {
-			continue
-		}
-		if a := s.args[i]; s.ps && strings.HasPrefix(a, "@") || !s.ps && argumentList(a) {
-			return true
-		}
+// tell: a word that may be any option (anyOptionAtRunTime), or one of
+// want's valued options with its value decided then (--mode="$M", --mode
+// "$M"). A word of one value ("$DOM", $VM) is not one: read as an option
+// it would make everyday reads (virsh dominfo "$DOM") ask.
+func runTimeOption(s *subject, want []string) bool {
+	if anyOptionAtRunTime(s) {
+		return true
 	}
 	if s.ps {
 		return false
@@ -373,11 +366,7 @@ func runTimeOption(s *subject, pos []int, want []string) bool {
 			continue
 		}
 		name, _, hasValue := strings.Cut(a, "=")
-		if s.dynamic(i) && strings.ContainsAny(name, runTimeChars) {
-			return true
-		}
-		valueDyn := s.dynamic(i) && hasValue || !hasValue && i+1 < len(s.args) && s.dynamic(i+1)
-		if !valueDyn {
+		if !(s.dynamic(i) && hasValue || !hasValue && i+1 < len(s.args) && s.dynamic(i+1)) {
 			continue
 		}
 		for _, w := range want {
@@ -390,17 +379,21 @@ func runTimeOption(s *subject, pos []int, want []string) bool {
 }
 
 // anyOptionAtRunTime reports whether s has a word decided at run time
-// that may be any option: an argument list ("$@"), an option whose name is
-// decided then (--"$F"), PowerShell's splatted hashtable (@params).
+// that may be any option: an argument list ("$@", "${opts[@]}"), an
+// option whose name is decided then (--"$F", -$F), PowerShell's splatted
+// hashtable (@params; a variable there is always a value).
 func anyOptionAtRunTime(s *subject) bool {
 	for i, a := range s.args {
 		if !s.dynamic(i) {
 			continue
 		}
-		if s.ps && strings.HasPrefix(a, "@") || !s.ps && argumentList(a) {
-			return true
+		if s.ps {
+			if strings.HasPrefix(a, "@") {
+				return true
+			}
+			continue
 		}
-		if name, _, _ := strings.Cut(a, "="); !s.ps && strings.HasPrefix(a, "-") && strings.ContainsAny(name, runTimeChars) {
+		if name, _, _ := strings.Cut(a, "="); argumentList(a) || strings.HasPrefix(a, "-") && strings.ContainsAny(name, runTimeChars) {
 			return true
 		}
 	}
