@@ -337,7 +337,7 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 		}
 	}
 	if len(c.src.ArgsNone) > 0 && (hasAnyArg(s, c.src.ArgsNone, c.src.Effect == None) ||
-		c.src.Effect == None && anyOptionAtRunTime(s)) {
+		c.src.Effect == None && anyOptionAtRunTime(s, c.src.ArgsNone)) {
 		// A read-only rule does not apply where one of the options that
 		// keep it from applying may be there, known only at run time.
 		return nil, false
@@ -353,9 +353,11 @@ func (c *commandRule) match(s *subject, lenient bool) (rest []int, ok bool) {
 // tell: a word that may be any option (anyOptionAtRunTime), or one of
 // want's valued options with its value decided then (--mode="$M", --mode
 // "$M"). A word of one value ("$DOM", $VM) is not one: read as an option
-// it would make everyday reads (virsh dominfo "$DOM") ask.
+// it would make everyday reads (virsh dominfo "$DOM") ask. Nor is a URL,
+// ID or path known only at run time (--url "$URL"), which names a target
+// the rules read as known only then, or no API at all.
 func runTimeOption(s *subject, want []string) bool {
-	if anyOptionAtRunTime(s) {
+	if anyOptionAtRunTime(s, want) {
 		return true
 	}
 	if s.ps {
@@ -370,7 +372,7 @@ func runTimeOption(s *subject, want []string) bool {
 			continue
 		}
 		for _, w := range want {
-			if opt, _, ok := strings.Cut(w, " "); ok && (name == opt || abbreviates(s, name, opt)) {
+			if opt, _, ok := strings.Cut(w, " "); ok && !pathOption(opt) && (name == opt || abbreviates(s, name, opt)) {
 				return true
 			}
 		}
@@ -379,10 +381,12 @@ func runTimeOption(s *subject, want []string) bool {
 }
 
 // anyOptionAtRunTime reports whether s has a word decided at run time
-// that may be any option: an argument list ("$@", "${opts[@]}"), an
-// option whose name is decided then (--"$F", -$F), PowerShell's splatted
-// hashtable (@params; a variable there is always a value).
-func anyOptionAtRunTime(s *subject) bool {
+// that may be one of the options want names: an argument list ("$@",
+// "${opts[@]}"), an option whose name is decided then and could be one of
+// want's (--"$F", -$F; --state-"$S" only for a want that begins so),
+// PowerShell's splatted hashtable (@params; a variable there is always a
+// value).
+func anyOptionAtRunTime(s *subject, want []string) bool {
 	for i, a := range s.args {
 		if !s.dynamic(i) {
 			continue
@@ -393,8 +397,18 @@ func anyOptionAtRunTime(s *subject) bool {
 			}
 			continue
 		}
-		if name, _, _ := strings.Cut(a, "="); argumentList(a) || strings.HasPrefix(a, "-") && strings.ContainsAny(name, runTimeChars) {
+		if argumentList(a) {
 			return true
+		}
+		name, _, _ := strings.Cut(a, "=")
+		k := strings.IndexAny(name, runTimeChars)
+		if !strings.HasPrefix(a, "-") || k < 0 {
+			continue
+		}
+		for _, w := range want {
+			if opt, _, _ := strings.Cut(w, " "); strings.HasPrefix(opt, name[:k]) {
+				return true
+			}
 		}
 	}
 	return false

@@ -76,6 +76,8 @@ reason = "restores over the VM"
 		{`vmtool restore --name "$NAME" --level="$L"`, None},
 		{`vmtool restore --name a "$X"`, None},
 		{`vmtool restore --name a $OPTS`, None},
+		{`vmtool restore --name a --le"$X"`, None},
+		{`vmtool restore --name a --o"$X"`, Ask},
 		{`pwsh -c 'Restore-Vm -Name a -Verbose $true'`, None},
 		{"vmtool $SUB a", None},
 		{`git commit -m 'vmtool restore --name a $OPTS'`, None},

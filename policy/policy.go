@@ -603,8 +603,12 @@ func (p *Policy) judge(s *subject) Match {
 		rest, ok := r.match(s, false)
 		if !ok {
 			if could == nil && s.dyn != nil && r.src.Effect >= Protect {
-				if _, ok := r.match(s, true); ok {
-					could = r
+				// A rule that needs a target applies only where the call
+				// has one, or one known only at run time.
+				if rest, ok := r.match(s, true); ok {
+					if targets, unknown := r.extract(s, rest); !r.src.RequireTarget || len(targets) > 0 || unknown {
+						could = r
+					}
 				}
 			}
 			continue
