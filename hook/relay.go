@@ -9,6 +9,8 @@ import (
 	"io"
 	"os/exec"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/rewind-dev/rewind/hostio"
 )
@@ -84,14 +86,29 @@ func (s *Relay) Protect(_ context.Context, call *Call) Outcome {
 // code, the refusal's reason on stderr is the answer, and exit code 2 no
 // failure.
 func runHook(ctx context.Context, bin string, args []string, stdin []byte, stderr io.Writer, exitCodes bool) relayed {
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Stdin = bytes.NewReader(stdin)
 	var out, errOut bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, stderr
-	if exitCodes {
-		cmd.Stderr = &errOut
+	var err error
+	// A binary that is being written (go install replacing it, or a file
+	// another process just wrote and whose descriptor a process forked
+	// meanwhile still holds) cannot be started, "text file busy", for a
+	// moment; nothing of it ran, so starting it again is safe.
+	for try := 1; ; try++ {
+		cmd := exec.CommandContext(ctx, bin, args...)
+		cmd.Stdin = bytes.NewReader(stdin)
+		cmd.Stdout, cmd.Stderr = &out, stderr
+		if exitCodes {
+			cmd.Stderr = &errOut
+		}
+		if err = cmd.Start(); errors.Is(err, syscall.ETXTBSY) && try < 5 && ctx.Err() == nil {
+			time.Sleep(time.Duration(try) * 10 * time.Millisecond)
+			continue
+		}
+		if err == nil {
+			err = cmd.Wait()
+		}
+		break
 	}
-	a := relayed{err: cmd.Run()}
+	a := relayed{err: err}
 	var ee *exec.ExitError
 	if errors.As(a.err, &ee) && exitCodes && ee.ExitCode() == hostio.Blocking {
 		a.err, a.code = nil, hostio.Blocking

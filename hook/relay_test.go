@@ -175,3 +175,27 @@ func TestRelayOutOfTime(t *testing.T) {
 		})
 	}
 }
+
+// TestRelayStartsABusyBinaryAgain: a rewind binary still open for writing
+// (go install replacing it) cannot start for a moment, "text file busy";
+// the relay starts it again instead of denying the call.
+func TestRelayStartsABusyBinaryAgain(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("text file busy is Linux's")
+	}
+	t.Parallel()
+	dir := t.TempDir()
+	bin := fakeHook(t, dir, `echo '{"hookSpecificOutput":{"additionalContext":"from rewind hook"}}'`)
+	path, _ := bin()
+	w, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Closed once the first start has failed: the retries wait 10 ms and
+	// more each.
+	time.AfterFunc(5*time.Millisecond, func() { w.Close() })
+	out, errs, code := relayRun(t, dir, &Relay{Bin: bin, Host: hostio.Claude, ConfigPath: filepath.Join(dir, "rw.toml"), Front: "rewind-hook"}, protectEvent)
+	if code != 0 || out != `{"hookSpecificOutput":{"additionalContext":"from rewind hook"}}`+"\n" {
+		t.Fatalf("exit %d, stdout %q, stderr %q: want rewind hook's answer", code, out, errs)
+	}
+}
