@@ -203,12 +203,16 @@ func marshalLine(r any) ([]byte, error) {
 // mistyped into another one (see normalizeID).
 const idAlphabet = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// IDLen is the length of a record ID: 60 random bits, enough that IDs do not
+// IDLen is the length of a record ID: 59 random bits, enough that IDs do not
 // collide across sessions, machines and years of logs.
 const IDLen = 12
 
 // NewID returns a new record ID: IDLen random characters of Crockford's base
-// 32, such as "7k3m9qz2xw4t". Every call gets an ID of its own: two sessions
+// 32, the first a letter, such as "k73m9qz2xw4t". The letter keeps an audit
+// id from starting with a CheckpointIdentifier, a decimal number, so that
+// rewind undo 1000118 names a checkpoint without a doubt (logs written
+// before hold IDs that start with digits: recovery.Find still refuses a
+// prefix of digits that starts one). Every call gets an ID of its own: two sessions
 // reusing a tool_use_id, or the same event replayed, get two IDs. The hook
 // draws the ID before it decides, so that it can name the record in its
 // answer before appending it.
@@ -221,7 +225,10 @@ const IDLen = 12
 func NewID() string {
 	var b [IDLen]byte
 	bits := rand.Uint64()
-	for i := range b {
+	letters := idAlphabet[10:]
+	b[0] = letters[bits%uint64(len(letters))]
+	bits /= uint64(len(letters))
+	for i := 1; i < len(b); i++ {
 		b[i] = idAlphabet[bits&31]
 		bits >>= 5
 	}

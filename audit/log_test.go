@@ -24,12 +24,12 @@ import (
 
 func TestNewID(t *testing.T) {
 	t.Parallel()
-	shape := regexp.MustCompile(`^[0-9a-hjkmnp-tv-z]{12}$`)
+	shape := regexp.MustCompile(`^[a-hjkmnp-tv-z][0-9a-hjkmnp-tv-z]{11}$`)
 	seen := map[string]bool{}
 	for range 1000 {
 		id := NewID()
 		if !shape.MatchString(id) {
-			t.Fatalf("NewID() = %q, want 12 characters of Crockford's base 32", id)
+			t.Fatalf("NewID() = %q, want 12 characters of Crockford's base 32, the first a letter", id)
 		}
 		if seen[id] {
 			t.Fatalf("NewID() gave %q twice", id)
