@@ -52,7 +52,7 @@ var curlValues = sync.OnceValue(func() map[string]bool {
 var wgetValues = sync.OnceValue(func() map[string]bool {
 	return valueSet("-O", "-o", "-a", "-e", "-i", "-P", "-U", "-t", "-T", "-w", "-Q", "-l", "-A", "-R",
 		"-D", "-I", "-X", "-B", "--method", "--body-data", "--body-file", "--post-data", "--post-file",
-		"--header", "--user", "--password", "--output-document", "--output-file", "--user-agent")
+		"--header", "--user", "--password", "--output-document", "--output-file", "--user-agent", "--execute", "--config")
 })
 
 // httpieValues are the options of HTTPie and xh that take a value.
@@ -80,6 +80,13 @@ type httpRequest struct {
 	// bodyUnknown marks a body, or a part of one, read from a file or
 	// stdin or known only at run time: fields it may hold are unknown.
 	bodyUnknown bool
+	// query holds the query items given apart from the URL (HTTPie's
+	// name==value) as name=value, the value runtimeValue when known only
+	// at run time.
+	query []string
+	// queryUnknown marks a query item whose name is known only at run
+	// time.
+	queryUnknown bool
 }
 
 // runtimeValue stands, among a request's fields, for a value known only
@@ -114,12 +121,16 @@ func (q *httpRequest) bodyFields(body string, dyn bool) {
 		}
 		return
 	}
-	for kv := range strings.SplitSeq(body, "&") {
+	for kv := range strings.FieldsFuncSeq(body, isParamSep) {
 		if k, v, ok := strings.Cut(kv, "="); ok && k != "" {
 			q.fields = append(q.fields, percentDecode(k), percentDecode(v))
 		}
 	}
 }
+
+// isParamSep reports whether c separates the parameters of a urlencoded
+// body or query as Proxmox's API server reads them: "&" and ";".
+func isParamSep(c rune) bool { return c == '&' || c == ';' }
 
 // oneField adds a piece of a body that can only be one field (an HTTPie
 // item, a form field, a urlencoded value): its value, when known only at
@@ -182,6 +193,10 @@ const vmapiFamily = "vmapi"
 // only at run time.
 const runtimeWord = `"${REWIND_RUNTIME_VALUE}"`
 
+// runtimeArgs stands, in the code a request is read as, for words known
+// only at run time, any number of them (see argumentList).
+const runtimeArgs = `"${REWIND_RUNTIME_ARGS[@]}"`
+
 // line returns the command the request is judged as, and its family; ""
 // for a request that only reads or whose URL is known only at run time.
 func (q httpRequest) line() (string, string) {
@@ -207,14 +222,26 @@ func (q httpRequest) line() (string, string) {
 			verb = runtimeWord
 		}
 		line := "pvesh " + verb + " " + u.path(2)
-		for i := 0; i+1 < len(q.fields); i += 2 {
-			v := shellQuote(q.fields[i+1])
-			if q.fields[i+1] == runtimeValue {
+		// The server reads the query's parameters as well as the body's,
+		// whatever the method, and a query's over a body's of the same
+		// name: they are the call's options too.
+		fields := q.fields
+		for kv := range strings.FieldsFuncSeq(u.query, isParamSep) {
+			k, v, _ := strings.Cut(kv, "=")
+			fields = append(fields, k, v)
+		}
+		for _, kv := range q.query {
+			k, v, _ := strings.Cut(kv, "=")
+			fields = append(fields, k, v)
+		}
+		for i := 0; i+1 < len(fields); i += 2 {
+			v := shellQuote(fields[i+1])
+			if fields[i+1] == runtimeValue {
 				v = runtimeWord
 			}
-			line += " " + shellQuote("--"+q.fields[i]) + " " + v
+			line += " " + shellQuote("--"+fields[i]) + " " + v
 		}
-		if q.bodyUnknown {
+		if q.bodyUnknown || q.queryUnknown || u.queryDyn {
 			// Options known only at run time (their names too), which a
 			// rule made stricter by one of them asks about.
 			line += " --" + runtimeWord
@@ -224,18 +251,35 @@ func (q httpRequest) line() (string, string) {
 	if reads {
 		return "", ""
 	}
+	query := u.query
+	unknown := q.queryUnknown || u.queryDyn
+	for _, kv := range q.query {
+		if strings.HasSuffix(kv, "="+runtimeValue) {
+			unknown = true
+			continue
+		}
+		if query != "" {
+			query += "&"
+		}
+		query += kv
+	}
 	if strings.HasSuffix(strings.TrimSuffix(u.host, ":443"), "management.azure.com") {
 		url := "https://management.azure.com" + u.path(0)
-		if u.query != "" {
-			url += shellQuote("?" + u.query)
+		if query != "" {
+			url += shellQuote("?" + query)
 		}
 		return "az rest --method " + methodWord + " --url " + url, "azure"
 	}
 	words := []string{"http", methodWord, shellQuote("https://"+u.host) + u.path(0)}
-	for kv := range strings.SplitSeq(u.query, "&") {
+	for kv := range strings.SplitSeq(query, "&") {
 		if kv != "" {
 			words = append(words, shellQuote(strings.ReplaceAll(kv, "/", "%2F")))
 		}
+	}
+	if unknown {
+		// Query items known only at run time, which a rule made stricter
+		// by one (action=unregister) asks about.
+		words = append(words, runtimeArgs)
 	}
 	return strings.Join(words, " "), vmapiFamily
 }
@@ -248,6 +292,9 @@ type requestURL struct {
 	segs  []string
 	dyn   []bool
 	query string
+	// queryDyn marks a query known, in part, only at run time; query is
+	// then empty.
+	queryDyn bool
 }
 
 // path returns the path from the segment from on, quoted as one shell
@@ -298,7 +345,7 @@ func splitURL(raw string, dyn bool) (requestURL, bool) {
 	}
 	out := requestURL{host: strings.ToLower(host), query: percentDecode(query)}
 	if dyn && strings.Contains(query, "$") {
-		out.query = ""
+		out.query, out.queryDyn = "", true
 	}
 	clean := serverPath(rest)
 	if clean == "/" {
@@ -356,8 +403,13 @@ func unhex(c byte) byte {
 // HEAD for -I, GET for -G.
 func curlRequests(s *subject) []httpRequest {
 	var q httpRequest
-	var urls []int
+	var urls []urlWord
 	setMethod := func(v string, dyn bool) { q.method, q.methodDyn = v, dyn }
+	if (len(s.args) == 0 || s.args[0] != "-q" && s.args[0] != "--disable") && setsEnv(s, "CURL_HOME", "XDG_CONFIG_HOME", "HOME") {
+		// curl reads its default options from a file the command
+		// chooses: any options.
+		q.methodDyn, q.bodyUnknown = true, true
+	}
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) && argumentList(a) {
@@ -367,25 +419,32 @@ func curlRequests(s *subject) []httpRequest {
 			continue
 		}
 		if s.dynamic(i) && !isOption(a) {
-			urls = append(urls, i)
+			urls = append(urls, urlWord{a, true})
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
 		switch {
 		case a == "--":
 			for j := i + 1; j < len(s.args); j++ {
-				urls = append(urls, j)
+				urls = append(urls, urlWord{s.args[j], s.dynamic(j)})
 			}
 			i = len(s.args)
 		case strings.HasPrefix(a, "--"):
+			// --expand-NAME is NAME with the {{variables}} of its value
+			// (--variable) put in at run time.
+			expand := false
+			if o, ok := strings.CutPrefix(name, "--expand-"); ok {
+				name, expand = "--"+o, true
+			}
 			if curlValues()[name] && !hasVal && i+1 < len(s.args) {
 				i++
 				val = s.args[i]
 				hasVal = true
 			}
-			curlOption(&q, name, val, s.dynamic(i), setMethod)
+			dyn := s.dynamic(i) || expand && strings.Contains(val, "{{")
+			curlOption(&q, name, val, dyn, setMethod)
 			if name == "--url" && hasVal {
-				urls = append(urls, i)
+				urls = append(urls, urlWord{val, dyn})
 			}
 		case isOption(a):
 			// A cluster of short options; the first that takes a value
@@ -405,19 +464,34 @@ func curlRequests(s *subject) []httpRequest {
 				break
 			}
 		default:
-			urls = append(urls, i)
+			urls = append(urls, urlWord{a, false})
 		}
 	}
 	reqs := make([]httpRequest, 0, len(urls))
-	for _, i := range urls {
+	for _, u := range urls {
 		r := q
-		r.url, r.urlDyn = s.args[i], s.dynamic(i)
-		if name, v, ok := strings.Cut(r.url, "="); ok && name == "--url" {
-			r.url = v
-		}
+		r.url, r.urlDyn = u.text, u.dyn
 		reqs = append(reqs, r)
 	}
 	return reqs
+}
+
+// urlWord is a URL a client is given, and whether it is known only at run
+// time (its text is then the source text).
+type urlWord struct {
+	text string
+	dyn  bool
+}
+
+// setsEnv reports whether s is given one of the variables names in its
+// environment.
+func setsEnv(s *subject, names ...string) bool {
+	for _, e := range s.env {
+		if name, _, _ := strings.Cut(e, "="); slices.Contains(names, name) {
+			return true
+		}
+	}
+	return false
 }
 
 // curlOption applies one of curl's options to a request.
@@ -444,6 +518,10 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 		}
 	case "-G", "--get":
 		q.readsOnly = true
+	case "-K", "--config", "--variable":
+		// Options read from a file (which the call may write first), or
+		// variables an --expand- option puts in: any options.
+		q.methodDyn, q.bodyUnknown = true, true
 	}
 }
 
@@ -452,6 +530,10 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 func wgetRequests(s *subject) []httpRequest {
 	var q httpRequest
 	var urls []int
+	if !slices.Contains(s.args, "--no-config") && setsEnv(s, "WGETRC", "HOME") {
+		// wget reads its startup file from where the command says.
+		q.methodDyn, q.bodyUnknown = true, true
+	}
 	for i := 0; i < len(s.args); i++ {
 		a := s.args[i]
 		if s.dynamic(i) && argumentList(a) {
@@ -463,6 +545,9 @@ func wgetRequests(s *subject) []httpRequest {
 			continue
 		}
 		name, val, hasVal := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "--") && len(a) > 2 && a[1] == 'e' {
+			name, val, hasVal = "-e", a[2:], true // -emethod=DELETE
+		}
 		dyn := s.dynamic(i)
 		if wgetValues()[name] && !hasVal && i+1 < len(s.args) {
 			i++
@@ -479,6 +564,10 @@ func wgetRequests(s *subject) []httpRequest {
 			q.bodyUnknown = true
 		case "--body-data":
 			q.bodyFields(val, dyn)
+		case "-e", "--execute":
+			wgetCommand(&q, val, dyn)
+		case "--config":
+			q.methodDyn, q.bodyUnknown = true, true
 		}
 	}
 	reqs := make([]httpRequest, 0, len(urls))
@@ -488,6 +577,34 @@ func wgetRequests(s *subject) []httpRequest {
 		reqs = append(reqs, r)
 	}
 	return reqs
+}
+
+// wgetCommand applies a command of wget's startup file given with -e
+// ("method = DELETE") to a request. wget reads a command's name without
+// case, "-" or "_".
+func wgetCommand(q *httpRequest, cmd string, dyn bool) {
+	name, val, ok := strings.Cut(cmd, "=")
+	name = strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "", "\t", "").Replace(name))
+	if dyn && strings.ContainsAny(name, runTimeChars) {
+		q.methodDyn, q.bodyUnknown = true, true
+		return
+	}
+	if !ok {
+		return
+	}
+	val = strings.TrimSpace(val)
+	switch name {
+	case "method":
+		q.method, q.methodDyn = val, dyn
+	case "postdata":
+		q.defaultWrite = true
+		q.bodyFields(val, dyn)
+	case "bodydata":
+		q.bodyFields(val, dyn)
+	case "postfile", "bodyfile":
+		q.defaultWrite = true
+		q.bodyUnknown = true
+	}
 }
 
 // httpieRequests reads the request of HTTPie or xh: http [options]
@@ -530,7 +647,19 @@ func httpieRequests(s *subject) []httpRequest {
 		q.bodyUnknown = true
 	}
 	for _, i := range pos[1:] {
-		if item := s.args[i]; !strings.Contains(item, "==") && !isHeaderItem(item) &&
+		if k, v, ok := strings.Cut(s.args[i], "=="); ok && !isHeaderItem(s.args[i]) {
+			// A query item.
+			switch {
+			case !s.dynamic(i):
+				q.query = append(q.query, k+"="+v)
+			case k == "" || strings.ContainsAny(k, runTimeChars):
+				q.queryUnknown = true
+			default:
+				q.query = append(q.query, k+"="+runtimeValue)
+			}
+			continue
+		}
+		if item := s.args[i]; !isHeaderItem(item) &&
 			(strings.ContainsAny(item, "=@") || s.dynamic(i)) {
 			q.defaultWrite = true
 			if k, v, ok := strings.Cut(item, ":="); ok && !strings.ContainsAny(k, "=@") && !s.dynamic(i) && !strings.HasPrefix(v, "@") {
