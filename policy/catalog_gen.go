@@ -2320,6 +2320,7 @@ var catalogTests = [...]TestCase{
 	{Name: "HTTPie's query items are the query", Command: "http POST https://vc01/api/vcenter/vm/vm-42 action==unregister", Expect: 3, Targets: []string{"vm-42"}, Family: "vmapi"},
 	{Command: "http POST https://vc01/api/vcenter/vm/vm-42/power action==stop", Expect: 1, Targets: []string{"vm-42"}, Family: "vmapi"},
 	{Name: "a query known only at run time may unregister the VM: asked", Command: "curl -sk -X POST \"https://vc01/api/vcenter/vm/vm-42?action=$ACTION\"; http POST https://vc01/api/vcenter/vm/vm-42 action==\"$ACTION\"", Expect: 2, Family: "vmapi"},
+	{Name: "a query known only at run time on an API that is not a VM's, or on a new VM: parameters hold no VM", Command: "curl -X POST \"https://hooks.example.com/notify?token=$T\"; http POST https://api.example.com/items q==\"$Q\"; curl -sk -X POST \"https://vc01/api/vcenter/vm?x=$X\"", Family: "vmapi"},
 	{Command: "http https://vc01/api/vcenter/vm names==web-01; git commit -m 'do not: http POST https://vc01/api/vcenter/vm/vm-42 action==unregister'", Family: "vmapi"},
 	{Command: "curl -sk -X DELETE https://vc01/api/vcenter/vm/vm-42", Expect: 3, Targets: []string{"vm-42"}, Family: "vmapi"},
 	{Name: "a query cannot pose as a deeper path", Command: "curl -sk -X DELETE 'https://vc01/api/vcenter/vm/vm-42?x=/hardware/disk/2000'", Expect: 3, Targets: []string{"vm-42"}, Family: "vmapi"},

@@ -397,6 +397,13 @@ func anyOptionAtRunTime(s *subject, want []string) bool {
 			}
 			continue
 		}
+		if a == runtimeQuery {
+			// Query parameters, which hold no "/" (see httpRequest.line).
+			if slices.ContainsFunc(want, func(w string) bool { return !strings.Contains(w, "/") }) {
+				return true
+			}
+			continue
+		}
 		if argumentList(a) {
 			return true
 		}

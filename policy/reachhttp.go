@@ -193,9 +193,10 @@ const vmapiFamily = "vmapi"
 // only at run time.
 const runtimeWord = `"${REWIND_RUNTIME_VALUE}"`
 
-// runtimeArgs stands, in the code a request is read as, for words known
-// only at run time, any number of them (see argumentList).
-const runtimeArgs = `"${REWIND_RUNTIME_ARGS[@]}"`
+// runtimeQuery stands, in the request line, for query parameters known
+// only at run time, any number of them: words that, as the line's other
+// query words, hold no "/" (see anyOptionAtRunTime).
+const runtimeQuery = `"${REWIND_RUNTIME_QUERY[@]}"`
 
 // line returns the command the request is judged as, and its family; ""
 // for a request that only reads or whose URL is known only at run time.
@@ -279,7 +280,7 @@ func (q httpRequest) line() (string, string) {
 	if unknown {
 		// Query items known only at run time, which a rule made stricter
 		// by one (action=unregister) asks about.
-		words = append(words, runtimeArgs)
+		words = append(words, runtimeQuery)
 	}
 	return strings.Join(words, " "), vmapiFamily
 }

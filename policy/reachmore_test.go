@@ -99,8 +99,8 @@ func TestHTTPRequestLines(t *testing.T) {
 		// HTTPie's query items join the URL's query; a query, or an item,
 		// known only at run time is any words.
 		{"http POST 'https://vc01/api/vcenter/vm/vm-1?a=1' action==unregister", "http POST https://vc01/api/vcenter/vm/vm-1 'a=1' 'action=unregister'"},
-		{`http POST https://vc01/api/vcenter/vm/vm-1 action=="$A"`, `http POST https://vc01/api/vcenter/vm/vm-1 "${REWIND_RUNTIME_ARGS[@]}"`},
-		{`curl -X POST "https://vc01/api/vcenter/vm/vm-1?action=$A"`, `http POST https://vc01/api/vcenter/vm/vm-1 "${REWIND_RUNTIME_ARGS[@]}"`},
+		{`http POST https://vc01/api/vcenter/vm/vm-1 action=="$A"`, `http POST https://vc01/api/vcenter/vm/vm-1 "${REWIND_RUNTIME_QUERY[@]}"`},
+		{`curl -X POST "https://vc01/api/vcenter/vm/vm-1?action=$A"`, `http POST https://vc01/api/vcenter/vm/vm-1 "${REWIND_RUNTIME_QUERY[@]}"`},
 		{"http POST https://management.azure.com/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-01/powerOff api-version==2024-07-01",
 			"az rest --method POST --url https://management.azure.com/subscriptions/0/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/web-01/powerOff'?api-version=2024-07-01'"},
 		// Options from a startup file or a config file, or variables.

@@ -121,7 +121,8 @@ func pathValues(s *subject, pos []int, seg string, last bool) (values []string, 
 			continue
 		}
 		if s.dynamic(i) {
-			if positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, shown) {
+			// Query parameters known only at run time hold no path.
+			if w != runtimeQuery && (positional || i > 0 && pathOption(s.args[i-1]) || containsFold(w, shown)) {
 				unknown = true
 			}
 			continue
