@@ -555,20 +555,12 @@ func wgetRequests(s *subject) []httpRequest {
 			val, dyn = s.args[i], s.dynamic(i)
 		}
 		switch name {
-		case "--method":
-			q.method, q.methodDyn = val, dyn
-		case "--post-data":
-			q.defaultWrite = true
-			q.bodyFields(val, dyn)
-		case "--post-file", "--body-file":
-			q.defaultWrite = true
-			q.bodyUnknown = true
-		case "--body-data":
-			q.bodyFields(val, dyn)
 		case "-e", "--execute":
 			wgetCommand(&q, val, dyn)
 		case "--config":
 			q.methodDyn, q.bodyUnknown = true, true
+		default:
+			wgetSetting(&q, name, val, dyn)
 		}
 	}
 	reqs := make([]httpRequest, 0, len(urls))
@@ -581,20 +573,23 @@ func wgetRequests(s *subject) []httpRequest {
 }
 
 // wgetCommand applies a command of wget's startup file given with -e
-// ("method = DELETE") to a request. wget reads a command's name without
-// case, "-" or "_".
+// ("method = DELETE") to a request.
 func wgetCommand(q *httpRequest, cmd string, dyn bool) {
 	name, val, ok := strings.Cut(cmd, "=")
-	name = strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "", "\t", "").Replace(name))
 	if dyn && strings.ContainsAny(name, runTimeChars) {
 		q.methodDyn, q.bodyUnknown = true, true
 		return
 	}
-	if !ok {
-		return
+	if ok {
+		wgetSetting(q, name, strings.TrimSpace(val), dyn)
 	}
-	val = strings.TrimSpace(val)
-	switch name {
+}
+
+// wgetSetting applies one of wget's settings, named as its option
+// (--post-data) or its startup file's command (post_data, which wget
+// reads without case, "-" or "_"), to a request.
+func wgetSetting(q *httpRequest, name, val string, dyn bool) {
+	switch strings.ToLower(strings.NewReplacer("-", "", "_", "", " ", "", "\t", "").Replace(name)) {
 	case "method":
 		q.method, q.methodDyn = val, dyn
 	case "postdata":
