@@ -226,7 +226,7 @@ func (q httpRequest) line() (string, string) {
 		// The server reads the query's parameters as well as the body's,
 		// whatever the method, and a query's over a body's of the same
 		// name: they are the call's options too.
-		fields := q.fields
+		fields := slices.Clip(q.fields) // q's array is shared with the call's other requests
 		for kv := range strings.FieldsFuncSeq(u.query, isParamSep) {
 			k, v, _ := strings.Cut(kv, "=")
 			fields = append(fields, k, v)
