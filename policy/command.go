@@ -49,6 +49,10 @@ type subject struct {
 	// own, once posDone is set; callers only read it.
 	pos     []int
 	posDone bool
+	// vars are the variables the call's code assigns, which a word known
+	// only at run time may turn out to be (see anyOptionAtRunTime); nil
+	// for none.
+	vars *assignments
 }
 
 // hostList returns the hosts a remote command runs on.
@@ -407,9 +411,17 @@ func anyOptionAtRunTime(s *subject, want []string) bool {
 		if argumentList(a) {
 			return true
 		}
+		if !strings.HasPrefix(a, "-") {
+			// A word that may expand to an option: one the call assigns
+			// (f=--force ... "$f"), or a dash after what may be empty.
+			if slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(w, "-") }) && wordMayBeOption(a, s.vars, 0) {
+				return true
+			}
+			continue
+		}
 		name, _, _ := strings.Cut(a, "=")
 		k := strings.IndexAny(name, runTimeChars)
-		if !strings.HasPrefix(a, "-") || k < 0 {
+		if k < 0 {
 			continue
 		}
 		for _, w := range want {

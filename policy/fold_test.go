@@ -13,7 +13,7 @@ import (
 func TestJudgedOnceUnlessItMoves(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, "")
-	f := p.folds("/a")[0]
+	f := p.folds("/a", "")[0]
 	for range 3 {
 		f.add(shell.Finding{Invocation: &shell.Invocation{Name: "echo", Args: []string{"ls"}, Writes: []string{"f"}}})
 	}
@@ -39,7 +39,7 @@ func TestJudgedOnceUnlessItMoves(t *testing.T) {
 func TestJudgedKeysDoNotCollide(t *testing.T) {
 	t.Parallel()
 	p := newPolicy(t, "")
-	f := p.folds("/a")[0]
+	f := p.folds("/a", "")[0]
 	key := func(inv shell.Invocation) string {
 		k, ok := f.judgedKey(&inv)
 		if !ok {

@@ -114,7 +114,7 @@ func FuzzClassifyCommand(f *testing.F) {
 		f.Add(s.Make(256))
 	}
 	f.Fuzz(func(t *testing.T, cmd string) {
-		got, want := p.ClassifyCommand(cmd), p.classifyAnalysis(shell.Analyze(cmd), "")
+		got, want := p.ClassifyCommand(cmd), p.classifyAnalysis(shell.Analyze(cmd), cmd, "")
 		if got.Effect != want.Effect || got.Rule != want.Rule || got.Reason != want.Reason || !slices.Equal(got.Targets, want.Targets) {
 			t.Errorf("streamed %v %s %v, whole %v %s %v", got.Effect, got.Rule, got.Targets, want.Effect, want.Rule, want.Targets)
 		}

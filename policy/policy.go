@@ -387,7 +387,7 @@ func (p *Policy) ClassifyCommand(cmd string) Verdict {
 // policies of Config.Tighten. The analysis streams: each policy judges its
 // findings as they come, keeping only what its verdict needs.
 func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
-	folds := p.folds(cwd)
+	folds := p.folds(cwd, cmd)
 	dots := mentionsGlobDots(cmd)
 	for _, f := range folds {
 		f.w.globDots = dots
@@ -400,10 +400,10 @@ func (p *Policy) classifyCommand(cmd, cwd string) Verdict {
 	return verdictOf(folds)
 }
 
-// classifyAnalysis judges a whole analysis, as classifyCommand judges the
-// analysis it streams.
-func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
-	folds := p.folds(cwd)
+// classifyAnalysis judges a whole analysis of the command cmd, as
+// classifyCommand judges the analysis it streams.
+func (p *Policy) classifyAnalysis(a *shell.Analysis, cmd, cwd string) Verdict {
+	folds := p.folds(cwd, cmd)
 	for _, f := range folds {
 		for i := range a.Invocations {
 			f.add(shell.Finding{Invocation: &a.Invocations[i]})
@@ -419,11 +419,13 @@ func (p *Policy) classifyAnalysis(a *shell.Analysis, cwd string) Verdict {
 }
 
 // folds returns the folds of this policy and of the policies of
-// Config.Tighten, whose pieces count only where a rule of theirs judged.
-func (p *Policy) folds(cwd string) []*fold {
-	folds := []*fold{{p: p, w: walk{dir: cwd}}}
+// Config.Tighten, whose pieces count only where a rule of theirs judged,
+// for the code src run in cwd.
+func (p *Policy) folds(cwd, src string) []*fold {
+	vars := &assignments{src: src}
+	folds := []*fold{{p: p, w: walk{dir: cwd, vars: vars}}}
 	for _, t := range p.tighten {
-		folds = append(folds, &fold{p: t, w: walk{dir: cwd}, ruledOnly: true})
+		folds = append(folds, &fold{p: t, w: walk{dir: cwd, vars: vars}, ruledOnly: true})
 	}
 	return folds
 }
@@ -434,6 +436,7 @@ func (p *Policy) folds(cwd string) []*fold {
 // remote-execution commands hand to other hosts.
 func (p *Policy) judgeInvocation(inv *shell.Invocation, w *walk, add func(Match)) {
 	s := fromInvocation(inv)
+	s.vars = w.vars
 	p.judgeSubject(inv, &s, w, 0, add)
 }
 
@@ -458,7 +461,7 @@ func (p *Policy) judgeUnknownAt(f shell.Finding, at *place) Match {
 // judgeCode judges code that a command hands to a place (see reach), as
 // commands running there, in cwd when the place is here.
 func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add func(Match)) {
-	w := walk{dir: cwd, globDots: mentionsGlobDots(code)}
+	w := walk{dir: cwd, globDots: mentionsGlobDots(code), vars: &assignments{src: code}}
 	if at != nil {
 		w.reads = at.reads
 	}
@@ -471,6 +474,7 @@ func (p *Policy) judgeCode(code string, at *place, cwd string, depth int, add fu
 			return
 		}
 		s := fromInvocation(x.Invocation)
+		s.vars = w.vars
 		at.apply(&s)
 		p.judgeSubject(x.Invocation, &s, &w, depth, add)
 	})

@@ -222,7 +222,7 @@ func TestHandBuilt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			v := p.classifyAnalysis(&tt.a, "")
+			v := p.classifyAnalysis(&tt.a, "", "")
 			if v.Effect != tt.want {
 				t.Errorf("got %s (%s: %s), want %s", v.Effect, v.Rule, v.Reason, tt.want)
 			}

@@ -34,7 +34,7 @@ func IsPowerShellTool(name string) bool {
 // classifyPowerShell judges PowerShell code run in cwd, by this policy
 // and the policies of Config.Tighten.
 func (p *Policy) classifyPowerShell(code, cwd string) Verdict {
-	folds := p.folds(cwd)
+	folds := p.folds(cwd, "")
 	for _, f := range folds {
 		dir := cwd
 		f.p.judgePowerShell(code, place{}, &dir, 0, f.section(0).add)

@@ -775,6 +775,9 @@ type walk struct {
 	// unguarded holds the files, by folder and name, that the call wrote
 	// and no rule of writes matches (see judgeWrites).
 	unguarded map[fileIn]bool
+	// vars are the variables the call's code assigns (see assignments),
+	// read from its text on first use.
+	vars *assignments
 }
 
 // fileIn is a file by the folder a command ran in and the name it wrote:

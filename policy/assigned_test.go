@@ -1,0 +1,77 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+)
+
+// wordOptionCases are words known only at run time, in the code of a
+// call, and whether they may expand to an option.
+var wordOptionCases = []struct {
+	code, word string
+	want       bool
+}{
+	{"", `"$ARCHIVE"`, false},
+	{"", `$VMID`, false},
+	{"", `"$DIR"/vm-100.conf`, false},
+	{"", `$(ls -t *.vma | head -1)`, false},
+	{"", `${ID:-120}`, false},
+	{"", `${#list}`, false},
+	{"", `"$?"`, false},
+	{"A=/var/lib/vz/dump/x.vma", `"$A"`, false},
+	{"A=$(ls -t /var/lib/vz/dump/*.vma | head -1)", `"$A"`, false},
+	{"ID=120; B=$ID", `"$B"`, false},
+	{"f=$f", `$f`, false},
+	{`curl -d "force=-1"`, `"$force"`, true}, // read as an assignment: asked
+	{"f=--force", `"$f"`, true},
+	{"f=--force", `$f`, true},
+	{`f="--force"`, `"$f"`, true},
+	{"f+=-f", `"$f"`, true},
+	{"declare -x f=--force", `"$f"`, true},
+	{"opts=(--force 1)", `$opts`, true},
+	{"g=--force; f=$g", `"$f"`, true},
+	{"f=$g; g=$f; g=-f", `"$f"`, true},
+	{": ${f:=--force}", `"$f"`, true},
+	{"", `$NOPE--force`, true},
+	{"", `"$X"-f`, true},
+	{"", `$(true)--force`, true},
+	{"", "`true`--force", true},
+	{"", `"${f:---force}"`, true},
+	{"", `${f-"--force"}`, true},
+	{"", `${HOME:+--force}`, true},
+	{"", `${HOME/#*/--force}`, true},
+	{"", `${!ref}`, true},
+	{"", `$_`, true},
+	{"f() { :; }", `"$1"`, true},
+	{"", `"$1"`, false},
+	{"A=-x; B=${A#-}", `"$B"`, true},
+	{"eval \"$CODE\"", `"$f"`, true},
+	{"read -r f <<< --force", `"$f"`, true},
+	{"printf -v f %s --force", `"$f"`, true},
+	{"", "$(" + strings.Repeat("x", 5000) + ")--force", true}, // past what is read
+}
+
+func TestWordMayBeOption(t *testing.T) {
+	t.Parallel()
+	for _, tt := range wordOptionCases {
+		v := &assignments{src: tt.code + "; qmrestore x 100 " + tt.word}
+		if got := wordMayBeOption(tt.word, v, 0); got != tt.want {
+			t.Errorf("in %q, %s: may be an option = %v, want %v", tt.code, tt.word, got, tt.want)
+		}
+	}
+}
+
+// FuzzWordMayBeOption holds wordMayBeOption to its bounds on any code: it
+// returns, and a word that begins with a dash may be an option.
+func FuzzWordMayBeOption(f *testing.F) {
+	for _, tt := range wordOptionCases {
+		f.Add(tt.code, tt.word)
+	}
+	f.Fuzz(func(t *testing.T, code, word string) {
+		v := &assignments{src: code}
+		got := wordMayBeOption(word, v, 0)
+		if strings.HasPrefix(word, "-") && !got {
+			t.Errorf("wordMayBeOption(%q) = false in %q", word, code)
+		}
+	})
+}
