@@ -56,6 +56,12 @@ func (v *assignments) build() {
 		if src[i-1] == '+' || src[i-1] == ':' {
 			end = i - 1
 		}
+		if end > 0 && src[end-1] == ']' {
+			// An element: a[0]=value is what $a gives.
+			if k := strings.LastIndexByte(src[:end], '['); k > 0 {
+				end = k
+			}
+		}
 		start := end
 		for start > 0 && isNameByte(src[start-1]) {
 			start--

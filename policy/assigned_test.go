@@ -29,6 +29,8 @@ var wordOptionCases = []struct {
 	{"f+=-f", `"$f"`, true},
 	{"declare -x f=--force", `"$f"`, true},
 	{"opts=(--force 1)", `$opts`, true},
+	{"a[0]=--force", `$a`, true},
+	{"a[i+1]+=-f", `"${a[0]}"`, true},
 	{"g=--force; f=$g", `"$f"`, true},
 	{"f=$g; g=$f; g=-f", `"$f"`, true},
 	{": ${f:=--force}", `"$f"`, true},
