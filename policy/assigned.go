@@ -20,9 +20,9 @@ type assignments struct {
 	// eval, source, namerefs, read from a here-document or -string,
 	// printf -v, mapfile; or past maxAssignments.
 	opaque bool
-	// memo holds mayBeOption's answers by name: each is worked out once,
-	// so that values naming other variables cost no more than the text.
-	memo map[string]bool
+	// memo holds options' answers by name: each is worked out once, so
+	// that values naming other variables cost no more than the text.
+	memo map[string]maybe
 }
 
 // maxAssignments bounds the assignments a call's scan records.
@@ -102,42 +102,6 @@ func (v *assignments) assigns(name string) bool {
 	return v.opaque || len(v.at[name]) > 0
 }
 
-// mayBeOption reports whether the variable name may hold a word that
-// begins with "-": one the code assigns so, or cannot tell. $_, the last
-// word of the command before, may.
-func (v *assignments) mayBeOption(name string) bool {
-	if name == "_" {
-		return true
-	}
-	if v == nil {
-		return false
-	}
-	v.build()
-	if v.opaque {
-		return true
-	}
-	if got, ok := v.memo[name]; ok {
-		// Worked out, or being worked out: a value that names the
-		// variable itself adds nothing to its other values. A variable
-		// worked out as false while one it names was being worked out
-		// may be wrong only where that one, and the query that began
-		// with it, is true: the call is asked then anyway.
-		return got
-	}
-	if v.memo == nil {
-		v.memo = map[string]bool{}
-	}
-	v.memo[name] = false
-	for _, off := range v.at[name] {
-		// An array's first element is what $name gives.
-		if wordMayBeOption(strings.TrimPrefix(v.src[off:], "("), v, 0) {
-			v.memo[name] = true
-			return true
-		}
-	}
-	return false
-}
-
 // positional reports whether the positional parameters ($1...) may have
 // been set by the code: by set, or as a function's arguments.
 func (v *assignments) positional() bool {
@@ -148,48 +112,245 @@ func (v *assignments) positional() bool {
 	return v.opaque || hasWord(v.src, "set") || hasWord(v.src, "function") || strings.Contains(v.src, "()")
 }
 
-// wordMayBeOption reports whether the source text of a word known only at
-// run time may expand to a word that begins with "-": a literal dash after
-// what may expand to nothing ($EMPTY--force, "$x"-f), a default or a
-// replacement written so (${f:---force}), or a variable the code assigns
-// such a value. A command substitution's output, like a variable of the
-// environment, is taken for a value. It reads the text from its start up
-// to the first literal character, which decides.
-func wordMayBeOption(a string, v *assignments, depth int) bool {
+// maybe is what a word known only at run time may expand to, as options:
+// the options it may be, or any option.
+type maybe struct {
+	opts []string
+	any  bool
+}
+
+// maxMaybe bounds the options a maybe lists; past it, any option.
+const maxMaybe = 64
+
+func (m *maybe) add(o maybe) {
+	m.any = m.any || o.any
+	if m.any {
+		m.opts = nil
+		return
+	}
+	m.opts = append(m.opts, o.opts...)
+	if len(m.opts) > maxMaybe {
+		m.any, m.opts = true, nil
+	}
+}
+
+// couldBe reports whether m may be one of the options want names
+// ("--force", "-m ping"): by its name, a GNU abbreviation of it, or a
+// cluster of short options that holds it.
+func (m maybe) couldBe(want []string) bool {
+	for _, w := range want {
+		opt, _, _ := strings.Cut(w, " ")
+		if !strings.HasPrefix(opt, "-") {
+			continue
+		}
+		if m.any {
+			return true
+		}
+		for _, o := range m.opts {
+			name, _, _ := strings.Cut(o, "=")
+			switch {
+			case name == opt,
+				strings.HasPrefix(opt, "--") && strings.HasPrefix(name, "--") && len(name) > 2 && strings.HasPrefix(opt, name),
+				len(opt) == 2 && opt[1] != '-' && len(name) > 1 && name[1] != '-' && strings.IndexByte(name[1:], opt[1]) >= 0:
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// options returns what the variable name may hold as options: those of
+// the values the code assigns it, or any where it cannot tell. $_, the
+// last word of the command before, may be any.
+func (v *assignments) options(name string) maybe {
+	if name == "_" {
+		return maybe{any: true}
+	}
+	if v == nil {
+		return maybe{}
+	}
+	v.build()
+	if v.opaque {
+		return maybe{any: true}
+	}
+	if got, ok := v.memo[name]; ok {
+		// Worked out, or being worked out: a value that names the
+		// variable itself adds nothing to its other values. A variable
+		// worked out while one it names was being worked out may lack
+		// that one's options only where the query that began with it has
+		// them: the call is asked then anyway.
+		return got
+	}
+	if v.memo == nil {
+		v.memo = map[string]maybe{}
+	}
+	v.memo[name] = maybe{}
+	var m maybe
+	for _, off := range v.at[name] {
+		// An array's first element is what $name gives.
+		m.add(valueOptions(assignedValue(strings.TrimPrefix(v.src[off:], "(")), v, 0))
+		if m.any {
+			break
+		}
+	}
+	v.memo[name] = m
+	return m
+}
+
+// assignedValue returns the word of an assignment's value that text
+// begins with: up to unquoted white space or an operator; all of text
+// past maxWordScan, which then holds a placeholder for "anything".
+func assignedValue(text string) string {
+	var quote byte
+	for i := 0; i < len(text) && i < maxWordScan; i++ {
+		c := text[i]
+		switch {
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			} else if c == '\\' && quote == '"' {
+				i++
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '\\':
+			i++
+		case c == '$' && i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '{'):
+			n := closing(text[i+1:])
+			if n < 0 {
+				return "-$" // past what is read: may be any option
+			}
+			i += n
+		case c == '`':
+			k := strings.IndexByte(text[i+1:], '`')
+			if k < 0 {
+				return "-$"
+			}
+			i += k + 1
+		case strings.IndexByte(" \t\n;&|)}", c) >= 0:
+			return text[:i]
+		}
+	}
+	if len(text) > maxWordScan {
+		return "-$" // past what is read: may be any option
+	}
+	return text
+}
+
+// valueOptions returns what a value (an assignment's, a default's) may
+// expand to as options, its words split as an unquoted expansion splits
+// them.
+func valueOptions(raw string, v *assignments, depth int) maybe {
+	var m maybe
+	for _, f := range topFields(strings.NewReplacer(`"`, "", "'", "").Replace(raw)) {
+		switch {
+		case strings.HasPrefix(f, "-") && strings.ContainsAny(f, "$`"):
+			m.add(maybe{any: true})
+		case strings.HasPrefix(f, "-"):
+			m.add(maybe{opts: []string{f}})
+		default:
+			m.add(wordOptions(f, v, depth+1))
+		}
+		if m.any {
+			break
+		}
+	}
+	return m
+}
+
+// topFields splits text at white space outside $(...), ${...} and
+// backquotes; an expansion that does not close goes to the end.
+func topFields(text string) []string {
+	var fields []string
+	start := -1
+	for i := 0; i < len(text); i++ {
+		c := text[i]
+		if c == ' ' || c == '\t' || c == '\n' {
+			if start >= 0 {
+				fields, start = append(fields, text[start:i]), -1
+			}
+			continue
+		}
+		if start < 0 {
+			start = i
+		}
+		switch {
+		case c == '$' && i+1 < len(text) && (text[i+1] == '(' || text[i+1] == '{'):
+			if n := closing(text[i+1:]); n > 0 {
+				i += n
+			} else {
+				i = len(text)
+			}
+		case c == '`':
+			if k := strings.IndexByte(text[i+1:], '`'); k >= 0 {
+				i += k + 1
+			} else {
+				i = len(text)
+			}
+		}
+	}
+	if start >= 0 {
+		fields = append(fields, text[start:])
+	}
+	return fields
+}
+
+// wordOptions returns what the source text of a word known only at run
+// time may expand to as options: a literal dash after what may expand to
+// nothing ($EMPTY--force, "$x"-f), a default or a replacement written so
+// (${f:---force}), a variable the code assigns options. A command
+// substitution's output, like a variable of the environment, is taken for
+// a value. It reads the text from its start up to the first literal
+// character, which decides.
+func wordOptions(a string, v *assignments, depth int) maybe {
 	if depth > maxParamDepth {
-		return true
+		return maybe{any: true}
 	}
 	if len(a) > maxWordScan {
 		a = a[:maxWordScan]
 	}
-	for len(a) > 0 {
+	var m maybe
+	for len(a) > 0 && !m.any {
 		switch c := a[0]; {
 		case c == '"' || c == '\'' || c == '\\':
 			a = a[1:]
 		case c == '-':
-			return true
+			run := a[:len(a)-len(strings.TrimLeft(a, "-"))]
+			rest := a[len(run):]
+			k := strings.IndexAny(rest, "$`\"'\\ \t\n")
+			if k < 0 {
+				k = len(rest)
+			}
+			if k < len(rest) && strings.IndexByte("$`", rest[k]) >= 0 {
+				// The option's name goes on at run time.
+				m.add(maybe{any: true})
+			} else {
+				m.add(maybe{opts: []string{run + rest[:k]}})
+			}
+			return m
 		case strings.HasPrefix(a, "$(") || strings.HasPrefix(a, "$["):
 			n := closing(a[1:])
 			if n < 0 {
-				return true // past what is read
+				return maybe{any: true} // past what is read
 			}
 			a = a[1+n:]
 		case c == '`':
 			k := strings.IndexByte(a[1:], '`')
 			if k < 0 {
-				return true
+				return maybe{any: true}
 			}
 			a = a[k+2:]
 		case strings.HasPrefix(a, "${"):
 			n := closing(a[1:])
-			if n < 0 || paramMayBeOption(a[2:n], v, depth+1) {
-				return true
+			if n < 0 {
+				return maybe{any: true}
 			}
+			m.add(paramOptions(a[2:n], v, depth+1))
 			a = a[1+n:]
 		case c == '$' && len(a) > 1 && '0' <= a[1] && a[1] <= '9':
 			// $1..$9 may have been set.
 			if v.positional() {
-				return true
+				return maybe{any: true}
 			}
 			a = a[2:]
 		case c == '$':
@@ -202,60 +363,66 @@ func wordMayBeOption(a string, v *assignments, depth int) bool {
 				a = a[min(2, len(a)):]
 				continue
 			}
-			if v.mayBeOption(a[1:k]) {
-				return true
-			}
+			m.add(v.options(a[1:k]))
 			a = a[k:]
 		default:
-			return false
+			return m
 		}
 	}
-	return false
+	return m
 }
 
-// paramMayBeOption is wordMayBeOption for the inside of ${...}.
-func paramMayBeOption(inner string, v *assignments, depth int) bool {
+// paramOptions is wordOptions for the inside of ${...}.
+func paramOptions(inner string, v *assignments, depth int) maybe {
 	if strings.HasPrefix(inner, "!") {
-		return true // indirect: any variable's value
+		return maybe{any: true} // indirect: any variable's value
 	}
 	if len(inner) > 1 && inner[0] == '#' {
-		return false // a length
+		return maybe{} // a length
 	}
 	k := 0
 	for k < len(inner) && isNameByte(inner[k]) {
 		k++
 	}
 	name, rest := inner[:k], inner[k:]
-	if name == "" {
-		return len(rest) > 0 && '0' <= rest[0] && rest[0] <= '9' && v.positional()
+	if name == "" || '0' <= name[0] && name[0] <= '9' {
+		return maybe{any: v.positional()}
 	}
 	if strings.HasPrefix(rest, "[") {
 		n := closing(rest)
 		if n < 0 {
-			return true
+			return maybe{any: true}
 		}
 		rest = rest[n:]
 	}
 	for _, op := range []string{":-", ":=", ":+", ":?", "-", "=", "+", "?"} {
 		if w, ok := strings.CutPrefix(rest, op); ok {
-			if !strings.Contains(op, "?") && wordMayBeOption(w, v, depth) {
-				return true
+			var m maybe
+			if !strings.Contains(op, "?") {
+				m.add(valueOptions(w, v, depth))
 			}
-			return !strings.Contains(op, "+") && v.mayBeOption(name)
+			if !strings.Contains(op, "+") {
+				m.add(v.options(name))
+			}
+			return m
 		}
 	}
 	if rest == "" {
-		return v.mayBeOption(name)
+		return v.options(name)
 	}
+	var m maybe
 	if strings.HasPrefix(rest, "/") {
 		// ${name/pattern/replacement}
-		if _, repl, ok := strings.Cut(strings.TrimLeft(rest[1:], "/#%"), "/"); ok && wordMayBeOption(repl, v, depth) {
-			return true
+		if _, repl, ok := strings.Cut(strings.TrimLeft(rest[1:], "/#%"), "/"); ok {
+			m.add(valueOptions(repl, v, depth))
 		}
 	}
 	// Removals, substrings, case changes: what is left of a value the
-	// code assigns may begin with a dash.
-	return v.assigns(name)
+	// code assigns may be any option.
+	if v.assigns(name) {
+		m.add(maybe{any: true})
+	}
+	return m
 }
 
 // closing returns the length of the bracketed text a begins with, its

@@ -22,7 +22,8 @@ var wordOptionCases = []struct {
 	{"A=$(ls -t /var/lib/vz/dump/*.vma | head -1)", `"$A"`, false},
 	{"ID=120; B=$ID", `"$B"`, false},
 	{"f=$f", `$f`, false},
-	{`curl -d "force=-1"`, `"$force"`, true}, // read as an assignment: asked
+	{`curl -d "force=-1"`, `"$force"`, false}, // read as an assignment, of -1
+	{`curl -d "force=-f"`, `"$force"`, true},
 	{"f=--force", `"$f"`, true},
 	{"f=--force", `$f`, true},
 	{`f="--force"`, `"$f"`, true},
@@ -51,29 +52,39 @@ var wordOptionCases = []struct {
 	{"read -r f <<< --force", `"$f"`, true},
 	{"printf -v f %s --force", `"$f"`, true},
 	{"", "$(" + strings.Repeat("x", 5000) + ")--force", true}, // past what is read
+	{"f=$(" + strings.Repeat("x", 5000) + ")", `"$f"`, true},
+	{`SSH_OPTS="-o StrictHostKeyChecking=no"`, `$SSH_OPTS`, false},
+	{"V=-v; Q='-q --all'", `$V$Q`, false},
+	{"Q='-q --force'", `$Q`, true},
+	{"Q='-qf'", `$Q`, true},
+	{"Q=--forc", `$Q`, true}, // an abbreviation
+	{"Q=--force-all", `$Q`, false},
+	{`Q="-o $X"`, `$Q`, false}, // $X is a word of its own, of the environment
+	{`Q="-$X"`, `$Q`, true},    // an option whose name goes on at run time: any
+	{"", `$NOPE--for"$X"`, true},
 }
 
-func TestWordMayBeOption(t *testing.T) {
+func TestWordOptions(t *testing.T) {
 	t.Parallel()
 	for _, tt := range wordOptionCases {
 		v := &assignments{src: tt.code + "; qmrestore x 100 " + tt.word}
-		if got := wordMayBeOption(tt.word, v, 0); got != tt.want {
+		if got := wordOptions(tt.word, v, 0).couldBe([]string{"--force", "-f", "--archive"}); got != tt.want {
 			t.Errorf("in %q, %s: may be an option = %v, want %v", tt.code, tt.word, got, tt.want)
 		}
 	}
 }
 
-// FuzzWordMayBeOption holds wordMayBeOption to its bounds on any code: it
-// returns, and a word that begins with a dash may be an option.
-func FuzzWordMayBeOption(f *testing.F) {
+// FuzzWordOptions holds wordOptions to its bounds on any code: it returns,
+// and a word that begins with an option may be it.
+func FuzzWordOptions(f *testing.F) {
 	for _, tt := range wordOptionCases {
 		f.Add(tt.code, tt.word)
 	}
 	f.Fuzz(func(t *testing.T, code, word string) {
 		v := &assignments{src: code}
-		got := wordMayBeOption(word, v, 0)
-		if strings.HasPrefix(word, "-") && !got {
-			t.Errorf("wordMayBeOption(%q) = false in %q", word, code)
+		m := wordOptions(word, v, 0)
+		if (word == "--force" || strings.HasPrefix(word, "--force=")) && !m.couldBe([]string{"--force"}) {
+			t.Errorf("wordOptions(%q) = %+v in %q: not --force", word, m, code)
 		}
 	})
 }

@@ -414,7 +414,7 @@ func anyOptionAtRunTime(s *subject, want []string) bool {
 		if !strings.HasPrefix(a, "-") {
 			// A word that may expand to an option: one the call assigns
 			// (f=--force ... "$f"), or a dash after what may be empty.
-			if slices.ContainsFunc(want, func(w string) bool { return strings.HasPrefix(w, "-") }) && wordMayBeOption(a, s.vars, 0) {
+			if wordOptions(a, s.vars, 0).couldBe(want) {
 				return true
 			}
 			continue
