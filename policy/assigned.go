@@ -37,6 +37,8 @@ const maxWordScan = 4096
 // deeper, a word may begin with a dash.
 const maxParamDepth = 8
 
+// build scans the text, once, for the assignments and for what makes
+// them unknowable.
 func (v *assignments) build() {
 	if v.built {
 		return
