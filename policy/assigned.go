@@ -241,8 +241,13 @@ func assignedValue(text string) string {
 
 // valueOptions returns what a value (an assignment's, a default's) may
 // expand to as options, its words split as an unquoted expansion splits
-// them.
+// them: at white space, or, where the call sets IFS, anywhere.
 func valueOptions(raw string, v *assignments, depth int) maybe {
+	if strings.Contains(raw, "-") && v.assigns("IFS") {
+		// Split at characters the call chooses: any word of it may be
+		// an option.
+		return maybe{any: true}
+	}
 	var m maybe
 	for _, f := range topFields(strings.NewReplacer(`"`, "", "'", "").Replace(raw)) {
 		switch {

@@ -60,7 +60,9 @@ var wordOptionCases = []struct {
 	{"Q=--forc", `$Q`, true}, // an abbreviation
 	{"Q=--force-all", `$Q`, false},
 	{`Q="-o $X"`, `$Q`, false}, // $X is a word of its own, of the environment
-	{`Q="-$X"`, `$Q`, true},    // an option whose name goes on at run time: any
+	{"IFS=,; o=x,--force", `$o`, true},
+	{"IFS=,; o=x,y", `$o`, false},
+	{`Q="-$X"`, `$Q`, true}, // an option whose name goes on at run time: any
 	{"", `$NOPE--for"$X"`, true},
 }
 
