@@ -28,6 +28,9 @@ type assignments struct {
 // maxAssignments bounds the assignments a call's scan records.
 const maxAssignments = 4096
 
+// maxIndexScan bounds how far back an assignment's array index is read.
+const maxIndexScan = 256
+
 // maxWordScan bounds the text of a word, or of an assigned value, read to
 // tell whether it may begin with a dash; a word whose leading expansions
 // run past it may.
@@ -46,9 +49,9 @@ func (v *assignments) build() {
 	v.built = true
 	src := v.src
 	v.opaque = hasWord(src, "eval") || hasWord(src, "source") || hasWord(src, "mapfile") || hasWord(src, "readarray") ||
-		strings.Contains(src, "printf -v") || hasWord(src, "read") && strings.Contains(src, "<<") ||
-		strings.Contains(src, " -n ") && (hasWord(src, "declare") || hasWord(src, "typeset") || hasWord(src, "local")) ||
-		strings.HasPrefix(strings.TrimSpace(src), ". ") || strings.Contains(src, "; . ") || strings.Contains(src, "&& . ") || strings.Contains(src, "\n. ")
+		hasWord(src, "getopts") || hasWord(src, "printf") && strings.Contains(src, "-v") ||
+		hasWord(src, "read") && strings.Contains(src, "<<") ||
+		namerefs(src) || sourcesDot(src)
 	n := 0
 	for i := 1; i < len(src); i++ {
 		if src[i] != '=' {
@@ -59,8 +62,14 @@ func (v *assignments) build() {
 			end = i - 1
 		}
 		if end > 0 && src[end-1] == ']' {
-			// An element: a[0]=value is what $a gives.
-			if k := strings.LastIndexByte(src[:end], '['); k > 0 {
+			// An element: a[0]=value is what $a gives. An index is read
+			// back a short way, and not past a bracket or a space, so that
+			// "]=]=..." costs no more than its length.
+			k := end - 2
+			for k >= 0 && end-k <= maxIndexScan && strings.IndexByte("[] \t\n;&|", src[k]) < 0 {
+				k--
+			}
+			if k >= 0 && src[k] == '[' {
 				end = k
 			}
 		}
@@ -203,8 +212,12 @@ func (v *assignments) options(name string) maybe {
 // begins with: up to unquoted white space or an operator; all of text
 // past maxWordScan, which then holds a placeholder for "anything".
 func assignedValue(text string) string {
+	long := len(text) > maxWordScan
+	if long {
+		text = text[:maxWordScan]
+	}
 	var quote byte
-	for i := 0; i < len(text) && i < maxWordScan; i++ {
+	for i := 0; i < len(text); i++ {
 		c := text[i]
 		switch {
 		case quote != 0:
@@ -233,7 +246,7 @@ func assignedValue(text string) string {
 			return text[:i]
 		}
 	}
-	if len(text) > maxWordScan {
+	if long {
 		return "-$" // past what is read: may be any option
 	}
 	return text
@@ -438,8 +451,15 @@ func closing(a string) int {
 	if a == "" {
 		return -1
 	}
-	open := a[0]
-	end := map[byte]byte{'(': ')', '{': '}', '[': ']'}[open]
+	open, end := a[0], byte(0)
+	switch open {
+	case '(':
+		end = ')'
+	case '{':
+		end = '}'
+	case '[':
+		end = ']'
+	}
 	depth := 0
 	for i := 0; i < len(a); i++ {
 		switch a[i] {
@@ -458,6 +478,46 @@ func closing(a string) int {
 
 func isNameByte(c byte) bool {
 	return c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
+
+// namerefs reports whether src may declare a nameref (declare -n,
+// local -gn...), through which an assignment sets another variable.
+func namerefs(src string) bool {
+	for _, w := range []string{"declare", "typeset", "local"} {
+		for i := 0; ; {
+			k := strings.Index(src[i:], w)
+			if k < 0 {
+				break
+			}
+			i += k + len(w)
+			// The options that follow.
+			for _, f := range strings.Fields(src[i:min(len(src), i+maxIndexScan)]) {
+				if f[0] != '-' && f[0] != '+' {
+					break
+				}
+				if strings.IndexByte(f, 'n') >= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sourcesDot reports whether src may run "." FILE, which sets what the
+// file does: a "." of its own, followed by a word.
+func sourcesDot(src string) bool {
+	for i := 0; ; {
+		k := strings.IndexByte(src[i:], '.')
+		if k < 0 {
+			return false
+		}
+		k += i
+		if (k == 0 || strings.IndexByte(" \t\n;&|({", src[k-1]) >= 0) && k+1 < len(src) && (src[k+1] == ' ' || src[k+1] == '\t') {
+			return true
+		}
+		i = k + 1
+	}
 }
 
 // hasWord reports whether src holds w as a word of its own.

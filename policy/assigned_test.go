@@ -51,6 +51,11 @@ var wordOptionCases = []struct {
 	{"eval \"$CODE\"", `"$f"`, true},
 	{"read -r f <<< --force", `"$f"`, true},
 	{"printf -v f %s --force", `"$f"`, true},
+	{"printf  -vf %s --force", `"$f"`, true},
+	{"getopts f: o -f --force", `"$OPTARG"`, true},
+	{"declare -gn r=f; r=--force; f=x", `"$f"`, true},
+	{"if true; then . ./env.sh; fi", `"$f"`, true},
+	{"declare -x f=x", `"$f"`, false},
 	{"", "$(" + strings.Repeat("x", 5000) + ")--force", true}, // past what is read
 	{"f=$(" + strings.Repeat("x", 5000) + ")", `"$f"`, true},
 	{`SSH_OPTS="-o StrictHostKeyChecking=no"`, `$SSH_OPTS`, false},
