@@ -44,7 +44,7 @@ var curlValues = sync.OnceValue(func() map[string]bool {
 		"--output", "--resolve", "--cacert", "--cert", "--key", "--proxy", "--retry", "--stderr", "--trace",
 		"--trace-ascii", "--unix-socket", "--range", "--url", "--oauth2-bearer", "--interface", "--limit-rate",
 		"--max-filesize", "--proxy-user", "--continue-at", "--quote", "--cert-type", "--key-type", "--ciphers",
-		"--aws-sigv4", "--variable", "--expand-url", "--expand-data", "--output-dir", "--etag-save", "--etag-compare",
+		"--aws-sigv4", "--variable", "--url-query", "--expand-url", "--expand-data", "--output-dir", "--etag-save", "--etag-compare",
 		"--hsts", "--alt-svc", "--connect-to", "--dns-servers", "--happy-eyeballs-timeout-ms", "--keepalive-time")
 })
 
@@ -150,6 +150,20 @@ func (q *httpRequest) oneField(item string, dyn bool) {
 		return
 	}
 	q.bodyFields(item, false)
+}
+
+// queryItem adds an item of the URL's query given apart from it (HTTPie's
+// name==value, curl's --url-query): its value, or its name too, may be
+// known only at run time.
+func (q *httpRequest) queryItem(k, v string, dyn bool) {
+	switch {
+	case !dyn:
+		q.query = append(q.query, k+"="+v)
+	case k == "" || strings.ContainsAny(k, runTimeChars):
+		q.queryUnknown = true
+	default:
+		q.query = append(q.query, k+"="+runtimeValue)
+	}
 }
 
 // httpReach reads the requests of curl, wget, http and xh (see above).
@@ -519,6 +533,14 @@ func curlOption(q *httpRequest, name, val string, dyn bool, setMethod func(strin
 		}
 	case "-G", "--get":
 		q.readsOnly = true
+	case "--url-query":
+		// name=value, +raw, name@file: an item of the URL's query.
+		item := strings.TrimPrefix(val, "+")
+		k, v, ok := strings.Cut(item, "=")
+		if fk, _, file := strings.Cut(item, "@"); !ok && file {
+			k, v, dyn = fk, "", true
+		}
+		q.queryItem(k, v, dyn)
 	case "-K", "--config", "--variable":
 		// Options read from a file (which the call may write first), or
 		// variables an --expand- option puts in: any options.
@@ -644,15 +666,7 @@ func httpieRequests(s *subject) []httpRequest {
 	}
 	for _, i := range pos[1:] {
 		if k, v, ok := strings.Cut(s.args[i], "=="); ok && !isHeaderItem(s.args[i]) {
-			// A query item.
-			switch {
-			case !s.dynamic(i):
-				q.query = append(q.query, k+"="+v)
-			case k == "" || strings.ContainsAny(k, runTimeChars):
-				q.queryUnknown = true
-			default:
-				q.query = append(q.query, k+"="+runtimeValue)
-			}
+			q.queryItem(k, v, s.dynamic(i))
 			continue
 		}
 		if item := s.args[i]; !isHeaderItem(item) &&

@@ -96,6 +96,8 @@ func TestHTTPRequestLines(t *testing.T) {
 		{"http POST https://pve1:8006/api2/json/nodes/pve1/qemu vmid==100 force==\"$F\" name=x", `pvesh create /nodes/pve1/qemu --name x --vmid 100 --force "${REWIND_RUNTIME_VALUE}"`},
 		{`curl -X POST "https://pve1:8006/api2/json/nodes/pve1/qemu?$Q"`, `pvesh create /nodes/pve1/qemu --"${REWIND_RUNTIME_VALUE}"`},
 		{`http POST https://pve1:8006/api2/json/nodes/pve1/qemu "$K"==1 name=x`, `pvesh create /nodes/pve1/qemu --name x --"${REWIND_RUNTIME_VALUE}"`},
+		{"curl -X POST --url-query vmid=100 --url-query '+force=1' --url-query name@n.txt https://pve1:8006/api2/json/nodes/pve1/qemu", `pvesh create /nodes/pve1/qemu --vmid 100 --force 1 --name "${REWIND_RUNTIME_VALUE}"`},
+		{`curl -X POST --url-query "$Q" https://vc01/api/vcenter/vm/vm-1`, `http POST https://vc01/api/vcenter/vm/vm-1 "${REWIND_RUNTIME_QUERY[@]}"`},
 		// HTTPie's query items join the URL's query; a query, or an item,
 		// known only at run time is any words.
 		{"http POST 'https://vc01/api/vcenter/vm/vm-1?a=1' action==unregister", "http POST https://vc01/api/vcenter/vm/vm-1 'a=1' 'action=unregister'"},
