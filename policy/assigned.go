@@ -17,8 +17,9 @@ type assignments struct {
 	// "name+=", "${name:=", "${name="): the value assigned.
 	at map[string][]int
 	// opaque is set when the code may set variables the scan cannot tell:
-	// eval, source, namerefs, read from a here-document or -string,
-	// printf -v, mapfile; or past maxAssignments.
+	// eval, source, namerefs, read (from a pipe or a file too: what it
+	// reads may be an option written by the same call), printf -v,
+	// getopts, mapfile; or past maxAssignments.
 	opaque bool
 	// memo holds options' answers by name: each is worked out once, so
 	// that values naming other variables cost no more than the text.
@@ -50,7 +51,7 @@ func (v *assignments) build() {
 	src := v.src
 	v.opaque = hasWord(src, "eval") || hasWord(src, "source") || hasWord(src, "mapfile") || hasWord(src, "readarray") ||
 		hasWord(src, "getopts") || hasWord(src, "printf") && strings.Contains(src, "-v") ||
-		hasWord(src, "read") && strings.Contains(src, "<<") ||
+		hasWord(src, "read") ||
 		namerefs(src) || sourcesDot(src)
 	n := 0
 	for i := 1; i < len(src); i++ {

@@ -50,6 +50,7 @@ var wordOptionCases = []struct {
 	{"A=-x; B=${A#-}", `"$B"`, true},
 	{"eval \"$CODE\"", `"$f"`, true},
 	{"read -r f <<< --force", `"$f"`, true},
+	{"echo --force | { read f; }", `"$f"`, true},
 	{"printf -v f %s --force", `"$f"`, true},
 	{"printf  -vf %s --force", `"$f"`, true},
 	{"getopts f: o -f --force", `"$OPTARG"`, true},

@@ -2024,6 +2024,8 @@ var catalogTests = [...]TestCase{
 	{Command: "opts='--archive local:backup/x.vma --force 1'; pvesh create /nodes/pve1/qemu --vmid 100 $opts", Expect: 2, Family: "proxmox"},
 	{Name: "a dash after what may expand to nothing, a default written as an option", Command: "qmrestore local:backup/vzdump-qemu-100.vma.zst 100 $NOPE--force", Expect: 2, Family: "proxmox"},
 	{Command: "qmrestore local:backup/vzdump-qemu-100.vma.zst 100 \"${F:---force}\"", Expect: 2, Family: "proxmox"},
+	{Name: "a variable read from what the call writes", Command: "echo --force | { read f; qmrestore local:backup/x.vma 100 \"$f\"; }", Expect: 2, Family: "proxmox"},
+	{Command: "while read -r id; do qm status \"$id\"; done < ids.txt", Family: "proxmox"},
 	{Name: "words split at a separator the call sets", Command: "IFS=,; o=x,--force; qmrestore local:backup/x.vma 100 $o", Expect: 2, Family: "proxmox"},
 	{Name: "a loop may set the variable before the use that comes first", Command: "for i in 1 2; do qmrestore local:backup/x.vma 100 $f; f=--force; done", Expect: 2, Family: "proxmox"},
 	{Name: "variables set to values, or from a command's output, are values", Command: "A=/var/lib/vz/dump/vzdump-qemu-100.vma.zst; ID=120; qmrestore \"$A\" \"$ID\"; B=$(ls -t /var/lib/vz/dump/*.vma.zst | head -1); qmrestore \"$B\" 121; qmrestore \"${ARCHIVE:-$A}\" 122", Family: "proxmox"},
