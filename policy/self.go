@@ -115,7 +115,7 @@ func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 			}
 		}
 	default:
-		spec, ok := copyCommands()[s.name]
+		spec, ok := copyCommand(s.name)
 		if !ok {
 			return Match{}, false
 		}

@@ -88,43 +88,54 @@ func writtenNames(names []string) []written {
 	return out
 }
 
-// treeCommands are the commands known to write folders as a whole, and how
-// to find them.
-var treeCommands = sync.OnceValue(func() map[string]func(s *subject) []tree {
-	m := map[string]func(s *subject) []tree{
-		"rm":      recursiveRemoval("-r", "-R", "--recursive"),
-		"rmdir":   removedTrees(nil),
-		"mv":      movedTrees,
-		"cp":      copiedTrees,
-		"ln":      copiedTrees,
-		"install": copiedTrees,
-		"scp":     copiedTrees,
-		"chmod":   chmodTrees,
-		"chown":   removedTrees([]string{"--reference", "--from"}),
-		"chgrp":   removedTrees([]string{"--reference"}),
-		"setfacl": aclTrees,
-		"chattr":  attrTrees,
-		"find":    findTrees,
-		"rsync":   rsyncTrees,
-		"git":     gitTrees,
-		"tar":     tarTrees,
-		"bsdtar":  tarTrees,
-		"unzip":   extraction,
-		"7z":      sevenZipAll,
-		"7za":     sevenZipAll,
-		"7zr":     sevenZipAll,
-		"cpio":    extraction,
-		"patch":   patchTrees,
-		"wget":    downloadTrees,
-		"zip":     zipTrees,
-		"rename":  renameTrees,
-		"prename": renameTrees,
+// treeCommand returns how to find the folders that name, a command known
+// to write folders as a whole, writes; nil for other commands.
+func treeCommand(name string) func(s *subject) []tree {
+	switch name {
+	case "rm":
+		return recursiveRemoval("-r", "-R", "--recursive")
+	case "rmdir":
+		return removedTrees(nil)
+	case "mv":
+		return movedTrees
+	case "cp", "ln", "install", "scp":
+		return copiedTrees
+	case "chmod":
+		return chmodTrees
+	case "chown":
+		return removedTrees([]string{"--reference", "--from"})
+	case "chgrp":
+		return removedTrees([]string{"--reference"})
+	case "setfacl":
+		return aclTrees
+	case "chattr":
+		return attrTrees
+	case "find":
+		return findTrees
+	case "rsync":
+		return rsyncTrees
+	case "git":
+		return gitTrees
+	case "tar", "bsdtar":
+		return tarTrees
+	case "unzip", "cpio":
+		return extraction
+	case "7z", "7za", "7zr":
+		return sevenZipAll
+	case "patch":
+		return patchTrees
+	case "wget":
+		return downloadTrees
+	case "zip":
+		return zipTrees
+	case "rename", "prename":
+		return renameTrees
 	}
-	for name := range compressors() {
-		m[name] = compressTrees
+	if _, ok := compressorOf(name); ok {
+		return compressTrees
 	}
-	return m
-})
+	return nil
+}
 
 // tarTrees reads tar extracting (see extraction) and tar
 // --remove-files, whose inputs go.
@@ -218,7 +229,7 @@ func attrTrees(s *subject) []tree {
 // DEST itself for cp -r SRC/. DEST and -T); ln -n and -T, install -T and
 // cp -T replace the destination itself.
 func copiedTrees(s *subject) []tree {
-	spec := copyCommands()[s.name]
+	spec, _ := copyCommand(s.name)
 	srcs, dest, folder := spec.args(s)
 	if dest == "" {
 		return nil
@@ -263,7 +274,7 @@ func copiedTrees(s *subject) []tree {
 
 // treesOf returns the folders s writes as a whole.
 func treesOf(s *subject) []tree {
-	if f := treeCommands()[s.name]; f != nil && !s.ps {
+	if f := treeCommand(s.name); f != nil && !s.ps {
 		return f(s)
 	}
 	return nil
@@ -312,7 +323,8 @@ func removedTrees(valueOpts []string) func(s *subject) []tree {
 
 // movedTrees reads mv: every source leaves its folder.
 func movedTrees(s *subject) []tree {
-	srcs, dest, _ := copyCommands()["mv"].args(s)
+	mv, _ := copyCommand("mv")
+	srcs, dest, _ := mv.args(s)
 	var out []tree
 	for _, p := range srcs {
 		out = append(out, tree{root: p, kind: treeRemove, via: "mv " + p})
@@ -610,7 +622,7 @@ func removesFiles(name string) bool {
 		"sh", "bash", "dash", "zsh", "ksh", "fish", "xargs", "env", "sudo", "busybox", "python", "python3", "ruby", "node", "php":
 		return true
 	}
-	_, compresses := compressors()[name]
+	_, compresses := compressorOf(name)
 	return compresses
 }
 

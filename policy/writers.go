@@ -4,7 +4,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"sync"
 )
 
 // The commands below replace or remove the files they are given without
@@ -36,39 +35,56 @@ var (
 	brotliOpts = []string{"-o", "--output", "-q", "--quality", "-w", "--lgwin", "-S", "--suffix", "-D", "--dictionary"}
 )
 
-// compressors are the compressors and decompressors that write files
-// beside the ones they are given.
-var compressors = sync.OnceValue(func() map[string]compressor {
-	return map[string]compressor{
-		"gzip":       {suffix: ".gz", valueOpts: gzipOpts},
-		"pigz":       {suffix: ".gz", valueOpts: gzipOpts},
-		"gunzip":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
-		"unpigz":     {suffix: ".gz", decompress: true, valueOpts: gzipOpts},
-		"xz":         {suffix: ".xz", valueOpts: xzOpts},
-		"unxz":       {suffix: ".xz", decompress: true, valueOpts: xzOpts},
-		"lzma":       {suffix: ".lzma", valueOpts: xzOpts},
-		"unlzma":     {suffix: ".lzma", decompress: true, valueOpts: xzOpts},
-		"bzip2":      {suffix: ".bz2", valueOpts: []string{"-S"}},
-		"pbzip2":     {suffix: ".bz2", valueOpts: []string{"-p", "-b", "-m"}},
-		"bunzip2":    {suffix: ".bz2", decompress: true},
-		"lzip":       {suffix: ".lz", valueOpts: []string{"-o", "--output", "-b", "-m", "-s", "-S"}, output: []string{"-o", "--output"}},
-		"compress":   {suffix: ".Z", valueOpts: []string{"-b"}},
-		"uncompress": {suffix: ".Z", decompress: true},
-		"zstd":       {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
-		"zstdmt":     {suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}},
-		"unzstd":     {suffix: ".zst", keeps: true, decompress: true, valueOpts: zstdOpts, output: []string{"-o"}},
-		"lz4":        {suffix: ".lz4", keeps: true, valueOpts: lz4Opts},
-		"unlz4":      {suffix: ".lz4", keeps: true, decompress: true, valueOpts: lz4Opts},
-		"brotli":     {suffix: ".br", keeps: true, valueOpts: brotliOpts, output: []string{"-o", "--output"}},
+// compressorOf returns how the compressor or decompressor name, which
+// writes files beside the ones it is given, names its output; false for
+// other commands. A switch, not a table: judging a call builds nothing for
+// the commands it does not run.
+func compressorOf(name string) (compressor, bool) {
+	switch name {
+	case "gzip", "pigz":
+		return compressor{suffix: ".gz", valueOpts: gzipOpts}, true
+	case "gunzip", "unpigz":
+		return compressor{suffix: ".gz", decompress: true, valueOpts: gzipOpts}, true
+	case "xz":
+		return compressor{suffix: ".xz", valueOpts: xzOpts}, true
+	case "unxz":
+		return compressor{suffix: ".xz", decompress: true, valueOpts: xzOpts}, true
+	case "lzma":
+		return compressor{suffix: ".lzma", valueOpts: xzOpts}, true
+	case "unlzma":
+		return compressor{suffix: ".lzma", decompress: true, valueOpts: xzOpts}, true
+	case "bzip2":
+		return compressor{suffix: ".bz2", valueOpts: []string{"-S"}}, true
+	case "pbzip2":
+		return compressor{suffix: ".bz2", valueOpts: []string{"-p", "-b", "-m"}}, true
+	case "bunzip2":
+		return compressor{suffix: ".bz2", decompress: true}, true
+	case "lzip":
+		return compressor{suffix: ".lz", valueOpts: []string{"-o", "--output", "-b", "-m", "-s", "-S"}, output: []string{"-o", "--output"}}, true
+	case "compress":
+		return compressor{suffix: ".Z", valueOpts: []string{"-b"}}, true
+	case "uncompress":
+		return compressor{suffix: ".Z", decompress: true}, true
+	case "zstd", "zstdmt":
+		return compressor{suffix: ".zst", keeps: true, valueOpts: zstdOpts, output: []string{"-o"}}, true
+	case "unzstd":
+		return compressor{suffix: ".zst", keeps: true, decompress: true, valueOpts: zstdOpts, output: []string{"-o"}}, true
+	case "lz4":
+		return compressor{suffix: ".lz4", keeps: true, valueOpts: lz4Opts}, true
+	case "unlz4":
+		return compressor{suffix: ".lz4", keeps: true, decompress: true, valueOpts: lz4Opts}, true
+	case "brotli":
+		return compressor{suffix: ".br", keeps: true, valueOpts: brotliOpts, output: []string{"-o", "--output"}}, true
 	}
-})
+	return compressor{}, false
+}
 
 // compressWrites reads a compressor: it writes FILE.gz for FILE (FILE
 // for FILE.gz when it decompresses), or the file -o names, and removes
 // FILE unless -k (the gzip family) or unless --rm (zstd, lz4, brotli).
 // Writing to standard output (-c), testing or listing writes no file.
 func compressWrites(s *subject) []string {
-	c := compressors()[s.name]
+	c, _ := compressorOf(s.name)
 	if hasFlag(s, "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list") {
 		return nil
 	}
@@ -117,7 +133,8 @@ func compressTrees(s *subject) []tree {
 	if !hasFlag(s, "-r", "--recursive") || hasFlag(s, "-c", "--stdout", "--to-stdout", "-t", "--test", "-l", "--list") {
 		return nil
 	}
-	pos, _ := argWords(s, compressors()[s.name].valueOpts)
+	c, _ := compressorOf(s.name)
+	pos, _ := argWords(s, c.valueOpts)
 	var out []tree
 	for _, p := range pos {
 		out = append(out, tree{root: p, kind: treeRemove, via: s.name + " -r " + p})

@@ -270,70 +270,94 @@ func changeDir(s *subject, dir string) string {
 	return filepath.Join(dir, to)
 }
 
-// writeCommands are commands known to write the files named in their
-// arguments, and how to find them. The copies (cp, mv, ln...) are in
-// copyCommands.
-var writeCommands = sync.OnceValue(func() map[string]func(s *subject) []string {
-	m := map[string]func(s *subject) []string{
-		"tee":      positionalsOf(nil),
-		"sponge":   positionalsOf(nil),
-		"truncate": positionalsOf([]string{"-s", "--size", "-r", "--reference"}),
-		"touch":    positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"}),
-		"rm":       positionalsOf(nil),
-		"unlink":   positionalsOf(nil),
-		"shred":    positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"}),
-		"chmod":    positionalsOf([]string{"--reference"}),
-		"chown":    positionalsOf([]string{"--reference", "--from"}),
-		"chgrp":    positionalsOf([]string{"--reference"}),
-		"vi":       positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-		"vim":      positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"}),
-		"nvim":     positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"}),
-		"ex":       positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"}),
-		"ed":       positionalsOf([]string{"-p"}),
-		"nano":     positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"}),
-		"emacs":    positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"}),
-		"sed":      inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I"),
-		"perl":     inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i"),
-		"yq":       inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace"),
-		"git":      gitWrites,
-		"dd":       ddOutput,
-		"curl":     curlOutputs,
-		"wget":     wgetOutputs,
-		"rmdir":    positionalsOf(nil),
-		"zip":      zipWrites,
-		"7z":       sevenZipWrites,
-		"7za":      sevenZipWrites,
-		"7zr":      sevenZipWrites,
-		"tar":      tarWrites,
-		"bsdtar":   tarWrites,
-		"rename":   renameWrites,
-		"prename":  renameWrites,
-		"awk":      awkWrites,
-		"gawk":     awkWrites,
-		"sort":     sortOutput,
-		"uniq":     uniqOutput,
-		"patch":    patchWrites,
-		"go":       goBuildOutput,
+// writeCommand returns how to find the files that name, a command known
+// to write the files named in its arguments, writes; nil for other
+// commands. The copies (cp, mv, ln...) are copyCommand's. A switch, not a
+// table: judging a call builds nothing for the commands it does not run.
+func writeCommand(name string) func(s *subject) []string {
+	switch name {
+	case "tee", "sponge", "rm", "unlink", "rmdir":
+		return positionalsOf(nil)
+	case "truncate":
+		return positionalsOf([]string{"-s", "--size", "-r", "--reference"})
+	case "touch":
+		return positionalsOf([]string{"-r", "--reference", "-d", "--date", "-t"})
+	case "shred":
+		return positionalsOf([]string{"-n", "--iterations", "-s", "--size", "--random-source"})
+	case "chmod", "chgrp":
+		return positionalsOf([]string{"--reference"})
+	case "chown":
+		return positionalsOf([]string{"--reference", "--from"})
+	case "vi", "vim":
+		return positionalsOf([]string{"-c", "-S", "-u", "-U", "-i", "-w", "-W", "-s", "-t", "-q"})
+	case "nvim":
+		return positionalsOf([]string{"-c", "-S", "-u", "-i", "-w", "-W", "-s", "-t", "-q"})
+	case "ex":
+		return positionalsOf([]string{"-c", "-S", "-u", "-i", "-s", "-t"})
+	case "ed":
+		return positionalsOf([]string{"-p"})
+	case "nano":
+		return positionalsOf([]string{"-o", "-Q", "-r", "-s", "-T", "-Y", "-X", "-f"})
+	case "emacs":
+		return positionalsOf([]string{"-l", "--load", "-f", "--funcall", "--eval"})
+	case "sed":
+		return inPlace([]string{"-e", "--expression", "-f", "--file", "-l", "--line-length"}, "-i", "--in-place", "-I")
+	case "perl":
+		return inPlace([]string{"-e", "-E", "-M", "-m", "-I", "-x"}, "-i")
+	case "yq":
+		return inPlace([]string{"-e", "--expression", "--from-file", "-o", "--output-format", "-p", "--input-format", "--indent", "-I"}, "-i", "--inplace")
+	case "git":
+		return gitWrites
+	case "dd":
+		return ddOutput
+	case "curl":
+		return curlOutputs
+	case "wget":
+		return wgetOutputs
+	case "zip":
+		return zipWrites
+	case "7z", "7za", "7zr":
+		return sevenZipWrites
+	case "tar", "bsdtar":
+		return tarWrites
+	case "rename", "prename":
+		return renameWrites
+	case "awk", "gawk":
+		return awkWrites
+	case "sort":
+		return sortOutput
+	case "uniq":
+		return uniqOutput
+	case "patch":
+		return patchWrites
+	case "go":
+		return goBuildOutput
 	}
-	for name := range compressors() {
-		m[name] = compressWrites
+	if _, ok := compressorOf(name); ok {
+		return compressWrites
 	}
-	return m
-})
+	return nil
+}
 
-// copyCommands are the commands that copy, move or link their sources to
-// a destination (cp SRC... DEST, or -t DIR), with the options of each that
-// take a value, and whether the sources go (mv).
-var copyCommands = sync.OnceValue(func() map[string]copySpec {
-	return map[string]copySpec{
-		"cp":      {valueOpts: []string{"-S", "--suffix"}},
-		"install": {valueOpts: []string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}},
-		"ln":      {valueOpts: []string{"-S", "--suffix"}},
-		"mv":      {valueOpts: []string{"-S", "--suffix"}, removes: true},
-		"scp":     {valueOpts: []string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}},
-		"rsync":   {valueOpts: rsyncValueOpts},
+// copyCommand returns how name, a command that copies, moves or links its
+// sources to a destination (cp SRC... DEST, or -t DIR), takes its words:
+// the options that take a value, and whether the sources go (mv); false
+// for other commands.
+func copyCommand(name string) (copySpec, bool) {
+	switch name {
+	case "cp", "ln":
+		return copySpec{valueOpts: []string{"-S", "--suffix"}}, true
+	case "install":
+		return copySpec{valueOpts: []string{"-S", "--suffix", "-m", "--mode", "-o", "--owner", "-g", "--group"}}, true
+	case "mv":
+		return copySpec{valueOpts: []string{"-S", "--suffix"}, removes: true}, true
+	case "scp":
+		return copySpec{valueOpts: []string{"-c", "-D", "-F", "-i", "-J", "-l", "-o", "-P", "-S", "-X"}}, true
+	case "rsync":
+		return copySpec{valueOpts: rsyncValueOpts}, true
 	}
-})
+	return copySpec{}, false
+}
 
 // rsyncValueOpts are rsync's options that take a value.
 var rsyncValueOpts = []string{"-e", "--rsh", "-f", "--filter", "--exclude", "--include", "--exclude-from", "--include-from", "--files-from", "-T", "--temp-dir", "--partial-dir", "--compare-dest", "--copy-dest", "--link-dest", "--rsync-path", "--chmod", "--chown", "--log-file", "--password-file", "-B", "--block-size", "--port", "--timeout", "--bwlimit"}
@@ -404,10 +428,10 @@ func writtenFiles(s *subject) []written {
 	if s.ps {
 		return files
 	}
-	if f := writeCommands()[s.name]; f != nil {
+	if f := writeCommand(s.name); f != nil {
 		files = append(files, writtenNames(f(s))...)
 	}
-	if c, ok := copyCommands()[s.name]; ok {
+	if c, ok := copyCommand(s.name); ok {
 		files = append(files, c.writes(s)...)
 	}
 	return files
@@ -426,21 +450,11 @@ func writesFiles(s *subject) bool {
 }
 
 // writerName reports whether a command of that name may write files that
-// its arguments name: it is one of copyCommands, writeCommands or
-// treeCommands (a test holds the three to this list). A switch, not the
-// tables, so that a call whose commands write nothing builds none of them.
+// its arguments name: whether copyCommand, writeCommand or treeCommand
+// knows it.
 func writerName(name string) bool {
-	switch name {
-	case "7z", "7za", "7zr", "awk", "brotli", "bsdtar", "bunzip2", "bzip2", "chattr", "chgrp",
-		"chmod", "chown", "compress", "cp", "cpio", "curl", "dd", "ed", "emacs", "ex", "find", "gawk",
-		"git", "go", "gunzip", "gzip", "install", "ln", "lz4", "lzip", "lzma", "mv", "nano", "nvim",
-		"patch", "pbzip2", "perl", "pigz", "prename", "rename", "rm", "rmdir", "rsync", "scp", "sed",
-		"setfacl", "shred", "sort", "sponge", "tar", "tee", "touch", "truncate", "uncompress", "uniq",
-		"unlink", "unlz4", "unlzma", "unpigz", "unxz", "unzip", "unzstd", "vi", "vim", "wget", "xz",
-		"yq", "zip", "zstd", "zstdmt":
-		return true
-	}
-	return false
+	_, copies := copyCommand(name)
+	return copies || writeCommand(name) != nil || treeCommand(name) != nil
 }
 
 // argWords returns the words of s that are not options or their values,
@@ -543,7 +557,8 @@ func gitWrites(s *subject) []string {
 		sub := *s
 		sub.args = pos[1:]
 		var out []string
-		for _, w := range copyCommands()["mv"].writes(&sub) {
+		mv, _ := copyCommand("mv")
+		for _, w := range mv.writes(&sub) {
 			out = append(out, w.name)
 		}
 		return out

@@ -2,7 +2,6 @@ package shell
 
 import (
 	"errors"
-	"runtime"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -13,11 +12,19 @@ const (
 	// parsed again (bash -c inside ssh inside eval ...).
 	maxReparse = 16
 	// maxFrames bounds the call depth of one analysis, parser and walk
-	// together, counted in stack frames above Analyze. The parser is
-	// recursive: each level of real nesting, such as $( or ( or if or a
-	// parenthesis in arithmetic, costs it several frames, so this allows
-	// some hundreds of levels, far more than any command written by hand.
+	// together, in stack frames. The parser is recursive: each level of
+	// real nesting, such as $( or ( or if or a parenthesis in arithmetic,
+	// costs it several frames, so this allows some hundreds of levels, far
+	// more than any command written by hand.
 	maxFrames = 3000
+	// frameLimit is the call depth past which parsing stops: maxFrames
+	// above the frames of the analysis's callers, which are far fewer
+	// than callerFrames (the hook's about 20, the MCP server's about 60).
+	// A constant, not the callers' depth measured at each analysis:
+	// unwinding the stack, the first time in a process, reads the
+	// function tables of every frame on it.
+	frameLimit   = maxFrames + callerFrames
+	callerFrames = 256
 )
 
 // errTooDeep is reported for input nested beyond the limits above.
@@ -58,7 +65,7 @@ type Finding struct {
 func Scan(src string, visit func(Finding)) { scan(src, minElided, true, visit) }
 
 func scan(src string, elideMin int, elideRatio bool, visit func(Finding)) {
-	a := &analyzer{frameLimit: callDepth() + maxFrames, visit: visit, elideMin: elideMin, elideRatio: elideRatio}
+	a := &analyzer{visit: visit, elideMin: elideMin, elideRatio: elideRatio}
 	a.reparseBytes = max(minReparseBytes, min(len(src), maxParsedBytes-len(src)))
 	a.makeWork = max(minMakeWork, makeWorkPerByte*len(src))
 	a.code(src, "", nil, 0, nil, dBash, false)
@@ -114,8 +121,9 @@ type analyzer struct {
 	funcs  bool
 	// callLine is the last line of the simple command being run.
 	callLine uint
-	// frameLimit is the call depth past which parsing stops.
-	frameLimit int
+	// reading is set once a parser has read from the analysis's source
+	// (see tooDeep).
+	reading bool
 	// steps counts the wrappers of the simple command being unwrapped,
 	// and tail is the command the last one runs (see run).
 	steps int
@@ -376,17 +384,6 @@ func (a *analyzer) passed(l *callLimit, text, msg, host string, via []string) {
 	if !l.sent && l.pending == 0 {
 		a.unparsed(text, msg, host, via)
 		l.pending = len(a.out.Unparsed)
-	}
-}
-
-// callDepth returns the number of frames on the calling goroutine's stack.
-func callDepth() int {
-	pcs := make([]uintptr, 64)
-	for {
-		if n := runtime.Callers(1, pcs); n < len(pcs) {
-			return n
-		}
-		pcs = make([]uintptr, 2*len(pcs))
 	}
 }
 

@@ -54,7 +54,7 @@ var elideCases = []struct {
 // elided reports whether the analysis takes the bodies out of src, at
 // any size.
 func elided(src string) bool {
-	a := &analyzer{frameLimit: callDepth() + maxFrames, elideMin: 1}
+	a := &analyzer{elideMin: 1}
 	c := &code{lang: dBash}
 	c.src, c.cr = protectCR(src)
 	a.elide(c)
@@ -84,7 +84,7 @@ func TestElide(t *testing.T) {
 // back to the source, whole and from within a placeholder.
 func TestTextAt(t *testing.T) {
 	src := "cat <<'A'\nbody a\nA\necho <<'B' x\nbody b\nB\nls"
-	a := &analyzer{frameLimit: callDepth() + maxFrames, elideMin: 1}
+	a := &analyzer{elideMin: 1}
 	c := &code{src: src, lang: dBash}
 	a.elide(c)
 	if c.bodies == nil {
@@ -119,7 +119,7 @@ func TestElideThreshold(t *testing.T) {
 		src  string
 		want bool
 	}{{long, true}, {short, false}, {strings.Repeat("echo x; ", 2000) + long, false}} {
-		a := &analyzer{frameLimit: callDepth() + maxFrames, elideMin: minElided, elideRatio: true}
+		a := &analyzer{elideMin: minElided, elideRatio: true}
 		c := &code{src: tc.src, lang: dBash}
 		a.elide(c)
 		if got := c.bodies != nil; got != tc.want {

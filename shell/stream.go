@@ -134,11 +134,17 @@ func (r *depthReader) Read(p []byte) (int, error) {
 }
 
 // tooDeep counts a parser's read in reads and reports, on every
-// depthCheck-th, whether the stack is deeper than the analysis's
-// frameLimit; pcs is the caller's room for one frame.
+// depthCheck-th, whether the stack is deeper than frameLimit; pcs is the
+// caller's room for one frame. The analysis's first read is not checked:
+// only its callers' frames are below it, and most calls are one short
+// command line, parsed in one read.
 func (a *analyzer) tooDeep(reads *int, pcs []uintptr) bool {
 	*reads++
-	return *reads%depthCheck == 1 && runtime.Callers(a.frameLimit, pcs) > 0
+	if !a.reading {
+		a.reading = true
+		return false
+	}
+	return *reads%depthCheck == 1 && runtime.Callers(frameLimit, pcs) > 0
 }
 
 // pending is a statement waiting to be walked, with its heredocs.
