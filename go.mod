@@ -30,3 +30,5 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	golang.org/x/tools v0.42.0 // indirect
 )
+
+replace mvdan.cc/sh/v3 => ./third_party/mvdan-sh

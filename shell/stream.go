@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"runtime/metrics"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -36,17 +35,16 @@ const firstCount = 1 << 10
 
 // heapAllocated returns the bytes allocated on the heap so far, by the
 // whole process; in the hook the analysis is all that runs. It reads
-// runtime/metrics, which costs a few hundred nanoseconds (its first read
-// in a process some microseconds more): runtime.ReadMemStats stops the
-// world and empties every P's cache of spans, which in a hook process
-// cost tens of microseconds a reading.
+// runtime.ReadMemStats, which stops the world for some tens of
+// microseconds, and only lines longer than firstCount are counted, a few
+// times each. runtime/metrics reads the count without stopping the world,
+// but its package initialisation, which every process that links it runs,
+// cost the hook about 40 µs a call (bench/pair, docs/performance.md): more
+// than the readings of a 220 KB commit message.
 func heapAllocated() uint64 {
-	s := [1]metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
-	metrics.Read(s[:])
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.TotalAlloc
 }
 
 // lineCost tracks what the command line being analysed has cost. Its
