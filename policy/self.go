@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -236,8 +235,8 @@ func builtFromRewind(name string) bool {
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
-	bi, err := buildinfo.Read(f)
-	if err != nil {
+	bi, ok := goBuildInfo(f)
+	if !ok {
 		return false
 	}
 	return bi.Main.Path == rewindModule || strings.HasPrefix(bi.Path, rewindModule+"/")

@@ -1,0 +1,109 @@
+package policy
+
+import (
+	"bytes"
+	"encoding/binary"
+	"io"
+	"runtime/debug"
+)
+
+// The Go linker writes a program's build information (the Go version, the
+// main package, the modules) into every binary, as a blob in its data that
+// begins with buildInfoMagic at a 16-byte boundary; since Go 1.18 the two
+// strings follow the blob's 32-byte header inline, each prefixed by its
+// length as a varint. debug/buildinfo finds the blob through the
+// executable's format, with debug/elf, debug/macho and debug/pe, whose
+// packages (and debug/dwarf and internal/zstd, which they import) start in
+// every process that links them: about 65 µs of every hook call
+// (docs/performance.md), for a question few calls ask. goBuildInfo finds
+// the blob by its magic instead, at an aligned offset of the file (the
+// linker aligns the data's file offset as its address), and reads the
+// modules with runtime/debug, as debug/buildinfo does.
+var buildInfoMagic = []byte("\xff Go buildinf:")
+
+const (
+	buildInfoAlign      = 16
+	buildInfoHeaderSize = 32
+	// maxBuildInfoScan bounds how far into a file goBuildInfo looks: the
+	// blob is at the start of the data, after the code, so some tens of
+	// MiB in for the largest Go programs.
+	maxBuildInfoScan = 256 << 20
+	// maxModInfo bounds the strings of the blob read.
+	maxModInfo = 1 << 20
+)
+
+// goBuildInfo returns the build information of the Go binary r holds,
+// false when it holds none that Go 1.18 or later wrote.
+func goBuildInfo(r io.ReaderAt) (*debug.BuildInfo, bool) {
+	buf := make([]byte, 1<<20)
+	for off := int64(0); off < maxBuildInfoScan; {
+		n, err := r.ReadAt(buf, off)
+		data := buf[:n]
+		for i := 0; i+len(buildInfoMagic) <= len(data); {
+			j := bytes.Index(data[i:], buildInfoMagic)
+			if j < 0 {
+				break
+			}
+			at := off + int64(i+j)
+			if at%buildInfoAlign == 0 {
+				if bi, ok := decodeBuildInfo(r, at); ok {
+					return bi, true
+				}
+			}
+			i += j + 1
+		}
+		if err != nil || n < len(buildInfoMagic) {
+			return nil, false
+		}
+		// The next read starts where a magic cut by this one's end would.
+		off += int64(n - len(buildInfoMagic) + 1)
+	}
+	return nil, false
+}
+
+// decodeBuildInfo reads the blob at offset at of r.
+func decodeBuildInfo(r io.ReaderAt, at int64) (*debug.BuildInfo, bool) {
+	const flagsOffset, flagsVersionInl = 15, 0x2
+	header := make([]byte, buildInfoHeaderSize)
+	if _, err := r.ReadAt(header, at); err != nil || header[flagsOffset]&flagsVersionInl == 0 {
+		return nil, false
+	}
+	vers, next, ok := readVarString(r, at+buildInfoHeaderSize)
+	if !ok || vers == "" {
+		return nil, false
+	}
+	mod, _, ok := readVarString(r, next)
+	if !ok {
+		return nil, false
+	}
+	// The module information is framed by two 16-byte sentinels
+	// (cmd/go/internal/modload.infoStart and infoEnd).
+	if len(mod) < 33 || mod[len(mod)-17] != '\n' {
+		return nil, false
+	}
+	bi, err := debug.ParseBuildInfo(mod[16 : len(mod)-16])
+	if err != nil {
+		return nil, false
+	}
+	bi.GoVersion = vers
+	return bi, true
+}
+
+// readVarString reads a string prefixed by its length as a varint at
+// offset at of r, and returns it and the offset after it.
+func readVarString(r io.ReaderAt, at int64) (string, int64, bool) {
+	b := make([]byte, binary.MaxVarintLen64)
+	n, _ := r.ReadAt(b, at) // a short read at the end of the file is fine
+	if n == 0 {
+		return "", 0, false
+	}
+	length, m := binary.Uvarint(b[:n])
+	if m <= 0 || length > maxModInfo {
+		return "", 0, false
+	}
+	s := make([]byte, length)
+	if k, _ := r.ReadAt(s, at+int64(m)); k < len(s) {
+		return "", 0, false
+	}
+	return string(s), at + int64(m) + int64(length), true
+}
