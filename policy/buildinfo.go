@@ -24,10 +24,12 @@ var buildInfoMagic = []byte("\xff Go buildinf:")
 const (
 	buildInfoAlign      = 16
 	buildInfoHeaderSize = 32
-	// maxBuildInfoScan bounds how far into a file goBuildInfo looks: the
-	// blob is at the start of the data, after the code, so some tens of
-	// MiB in for the largest Go programs.
-	maxBuildInfoScan = 256 << 20
+	// maxBuildInfoScan bounds how far into a file goBuildInfo looks, and
+	// so what a call that copies a large program costs: the blob is at
+	// the start of the data, after the code, about 18 MiB into rewind
+	// (8 MiB into rewind-hook). A Go program whose blob lies further is
+	// not rewind.
+	maxBuildInfoScan = 64 << 20
 	// maxModInfo bounds the strings of the blob read.
 	maxModInfo = 1 << 20
 )

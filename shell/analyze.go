@@ -19,7 +19,7 @@ const (
 	maxFrames = 3000
 	// frameLimit is the call depth past which parsing stops: maxFrames
 	// above the frames of the analysis's callers, which are far fewer
-	// than callerFrames (the hook's about 20, the MCP server's about 60).
+	// than callerFrames (some tens, in the hook and the MCP server).
 	// A constant, not the callers' depth measured at each analysis:
 	// unwinding the stack, the first time in a process, reads the
 	// function tables of every frame on it.
