@@ -32,14 +32,23 @@ const (
 	maxBuildInfoScan = 64 << 20
 	// maxModInfo bounds the strings of the blob read.
 	maxModInfo = 1 << 20
+	// maxBlobs bounds the magics decoded in one file.
+	maxBlobs = 8
 )
 
 // goBuildInfo returns the build information of the Go binary r holds,
-// false when it holds none that Go 1.18 or later wrote.
-func goBuildInfo(r io.ReaderAt) (*debug.BuildInfo, bool) {
-	buf := make([]byte, 1<<20)
-	for off := int64(0); off < maxBuildInfoScan; {
-		n, err := r.ReadAt(buf, off)
+// false when it holds none that Go 1.18 or later wrote, looking for the
+// blob in its first limit bytes, and returns how much it read: those it
+// looked through and those of the blobs it decoded.
+// It decodes the first maxBlobs aligned magics at most: a program quotes
+// the magic when it links a reader of build information, and a file an
+// agent writes may hold it at every aligned offset.
+func goBuildInfo(r io.ReaderAt, limit int64) (bi *debug.BuildInfo, read int64, ok bool) {
+	buf := make([]byte, min(1<<20, limit))
+	tries, decoded := 0, int64(0)
+	for off := int64(0); off < limit; {
+		n, err := r.ReadAt(buf[:min(int64(len(buf)), limit-off)], off)
+		read = off + int64(n) + decoded
 		data := buf[:n]
 		for i := 0; i+len(buildInfoMagic) <= len(data); {
 			j := bytes.Index(data[i:], buildInfoMagic)
@@ -48,64 +57,71 @@ func goBuildInfo(r io.ReaderAt) (*debug.BuildInfo, bool) {
 			}
 			at := off + int64(i+j)
 			if at%buildInfoAlign == 0 {
-				if bi, ok := decodeBuildInfo(r, at); ok {
-					return bi, true
+				if tries++; tries > maxBlobs {
+					return nil, read, false
+				}
+				bi, n, ok := decodeBuildInfo(r, at)
+				decoded += n
+				read += n
+				if ok {
+					return bi, read, true
 				}
 			}
 			i += j + 1
 		}
 		if err != nil || n < len(buildInfoMagic) {
-			return nil, false
+			return nil, read, false
 		}
 		// The next read starts where a magic cut by this one's end would.
 		off += int64(n - len(buildInfoMagic) + 1)
 	}
-	return nil, false
+	return nil, read, false
 }
 
-// decodeBuildInfo reads the blob at offset at of r.
-func decodeBuildInfo(r io.ReaderAt, at int64) (*debug.BuildInfo, bool) {
+// decodeBuildInfo reads the blob at offset at of r, and returns how much
+// it read.
+func decodeBuildInfo(r io.ReaderAt, at int64) (*debug.BuildInfo, int64, bool) {
 	const flagsOffset, flagsVersionInl = 15, 0x2
 	header := make([]byte, buildInfoHeaderSize)
 	if _, err := r.ReadAt(header, at); err != nil || header[flagsOffset]&flagsVersionInl == 0 {
-		return nil, false
+		return nil, buildInfoHeaderSize, false
 	}
 	vers, next, ok := readVarString(r, at+buildInfoHeaderSize)
+	read := next - at
 	if !ok || vers == "" {
-		return nil, false
+		return nil, read, false
 	}
-	mod, _, ok := readVarString(r, next)
+	mod, end, ok := readVarString(r, next)
+	read = end - at
 	if !ok {
-		return nil, false
+		return nil, read, false
 	}
 	// The module information is framed by two 16-byte sentinels
 	// (cmd/go/internal/modload.infoStart and infoEnd).
 	if len(mod) < 33 || mod[len(mod)-17] != '\n' {
-		return nil, false
+		return nil, read, false
 	}
 	bi, err := debug.ParseBuildInfo(mod[16 : len(mod)-16])
 	if err != nil {
-		return nil, false
+		return nil, read, false
 	}
 	bi.GoVersion = vers
-	return bi, true
+	return bi, read, true
 }
 
 // readVarString reads a string prefixed by its length as a varint at
-// offset at of r, and returns it and the offset after it.
+// offset at of r, and returns it and the offset after what it read.
 func readVarString(r io.ReaderAt, at int64) (string, int64, bool) {
 	b := make([]byte, binary.MaxVarintLen64)
 	n, _ := r.ReadAt(b, at) // a short read at the end of the file is fine
-	if n == 0 {
-		return "", 0, false
-	}
 	length, m := binary.Uvarint(b[:n])
 	if m <= 0 || length > maxModInfo {
-		return "", 0, false
+		return "", at + int64(n), false
 	}
 	s := make([]byte, length)
-	if k, _ := r.ReadAt(s, at+int64(m)); k < len(s) {
-		return "", 0, false
+	k, _ := r.ReadAt(s, at+int64(m))
+	if k < len(s) {
+		return "", at + int64(m) + int64(k), false
 	}
 	return string(s), at + int64(m) + int64(length), true
 }

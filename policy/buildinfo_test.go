@@ -31,7 +31,7 @@ func TestGoBuildInfoAgrees(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, ok := goBuildInfo(f)
+		got, _, ok := goBuildInfo(f, maxBuildInfoScan)
 		f.Close()
 		if ok != (werr == nil) {
 			t.Errorf("%s: goBuildInfo ok = %v; debug/buildinfo: %v", name, ok, werr)
@@ -42,8 +42,51 @@ func TestGoBuildInfoAgrees(t *testing.T) {
 				got.Path, got.Main.Path, got.GoVersion, want.Path, want.Main.Path, want.GoVersion)
 		}
 	}
-	if bi, ok := goBuildInfo(mustOpen(t, self)); !ok || bi.Main.Path != rewindModule {
+	if bi, _, ok := goBuildInfo(mustOpen(t, self), maxBuildInfoScan); !ok || bi.Main.Path != rewindModule {
 		t.Errorf("this test binary: %+v, %v; want the main module %s", bi, ok, rewindModule)
+	}
+	// Past what the call may read of programs, whether it is rewind is
+	// not known.
+	w := &walk{programReads: maxProgramReads - 1<<20}
+	if rewind, unknown := builtFromRewind(self, w); rewind || !unknown {
+		t.Errorf("builtFromRewind with 1 MiB left = %v, unknown %v; want unknown", rewind, unknown)
+	}
+	if w.programReads != maxProgramReads {
+		t.Errorf("programReads = %d after the call, want %d", w.programReads, maxProgramReads)
+	}
+	w = &walk{}
+	if rewind, unknown := builtFromRewind(self, w); !rewind || unknown || w.programReads == 0 {
+		t.Errorf("builtFromRewind = %v, unknown %v, read %d; want rewind", rewind, unknown, w.programReads)
+	}
+}
+
+// TestGoBuildInfoBounds checks that a file holding the magic everywhere,
+// or its blob past the limit, costs what the bounds allow.
+func TestGoBuildInfoBounds(t *testing.T) {
+	t.Parallel()
+	blob := buildInfoBlob(0x2, "go1.26.8", "github.com/rewind-dev/rewind/cmd/rewind", rewindModule)
+	// Aligned magics whose strings claim a MiB each and are not there.
+	fake := append(append([]byte(nil), blob[:buildInfoHeaderSize]...), binary.AppendUvarint(nil, 1<<20)...)
+	for len(fake)%buildInfoAlign != 0 {
+		fake = append(fake, 0)
+	}
+	data := append(bytes.Repeat(fake, 10000), blob...)
+	bi, read, ok := goBuildInfo(bytes.NewReader(data), maxBuildInfoScan)
+	if ok || read > int64(len(data))*(1+maxBlobs) {
+		t.Errorf("goBuildInfo = %v, %v after reading %d bytes of %d; want no blob past %d magics, each read once", bi, ok, read, len(data), maxBlobs)
+	}
+	if _, _, ok := goBuildInfo(bytes.NewReader(bytes.Repeat(fake, 4)), maxBuildInfoScan); ok {
+		t.Error("goBuildInfo found a blob in fakes")
+	}
+	if _, _, ok := goBuildInfo(bytes.NewReader(append(bytes.Repeat(fake, 4), blob...)), maxBuildInfoScan); !ok {
+		t.Error("goBuildInfo missed the blob after 4 fakes")
+	}
+	padded := append(make([]byte, 3<<20), blob...)
+	if _, read, ok := goBuildInfo(bytes.NewReader(padded), 2<<20); ok || read != 2<<20 {
+		t.Errorf("goBuildInfo past its limit = %v, read %d; want no blob, %d read", ok, read, 2<<20)
+	}
+	if _, _, ok := goBuildInfo(bytes.NewReader(padded), maxBuildInfoScan); !ok {
+		t.Error("goBuildInfo missed the blob at 3 MiB")
 	}
 }
 
@@ -109,7 +152,7 @@ func TestGoBuildInfo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			bi, ok := goBuildInfo(bytes.NewReader(tt.data))
+			bi, _, ok := goBuildInfo(bytes.NewReader(tt.data), maxBuildInfoScan)
 			got := ""
 			if ok {
 				got = bi.Path
@@ -132,7 +175,12 @@ func FuzzGoBuildInfo(f *testing.F) {
 	f.Add(buildInfoBlob(0x3, "go1.26.8", "a\tb", "c\nd"))
 	f.Add([]byte("\xff Go buildinf:"))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		bi, ok := goBuildInfo(bytes.NewReader(data))
+		bi, read, ok := goBuildInfo(bytes.NewReader(data), maxBuildInfoScan)
+		// The scan reads the file once, and each blob it decodes at most
+		// the rest of it.
+		if read > int64(len(data))*(1+maxBlobs) {
+			t.Errorf("read %d bytes of %d", read, len(data))
+		}
 		if !ok {
 			return
 		}

@@ -58,7 +58,7 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 		return
 	}
 	w.probes++
-	if why := p.inspectProgram(s, w.dir); why != "" {
+	if why := p.inspectProgram(s, w); why != "" {
 		s.name, s.self = "rewind", why
 	}
 }
@@ -66,8 +66,10 @@ func (p *Policy) asRewind(s *subject, w *walk) {
 // inspectProgram says why the program s runs may be rewind: it is a
 // binary built from rewind's module, or it cannot be looked at now. It
 // returns "" for a program that is not rewind.
-func (p *Policy) inspectProgram(s *subject, dir string) string {
+func (p *Policy) inspectProgram(s *subject, w *walk) string {
+	dir := w.dir
 	shown := s.name
+	unread := " is past what rewind reads of programs for one call: it may be rewind under another name"
 	if strings.Contains(s.path, "/") {
 		shown = s.path
 		abs := p.absPath(s.path, dir)
@@ -80,16 +82,25 @@ func (p *Policy) inspectProgram(s *subject, dir string) string {
 			return shown + " is not there when the call is judged (the call may copy or build rewind there first)"
 		case fi.Mode()&os.ModeSymlink != 0:
 			return shown + " is a link, which the call may point at rewind"
-		case fi.Mode().IsRegular() && builtFromRewind(abs):
+		case !fi.Mode().IsRegular():
+			return ""
+		}
+		switch rewind, unknown := builtFromRewind(abs, w); {
+		case unknown:
+			return shown + unread
+		case rewind:
 			return shown + " is rewind under another name"
 		}
 		return ""
 	}
 	bin := p.lookPath(s.name, s.path, dir)
-	switch {
-	case bin == "":
+	if bin == "" {
 		return shown + " is not found in $PATH when the call is judged (the call may put rewind there first)"
-	case builtFromRewind(bin):
+	}
+	switch rewind, unknown := builtFromRewind(bin, w); {
+	case unknown:
+		return shown + unread
+	case rewind:
 		return shown + " (" + bin + ") is rewind under another name"
 	}
 	return ""
@@ -149,7 +160,10 @@ func (p *Policy) judgeSelfCopy(s *subject, w *walk) (Match, bool) {
 		}
 		if fi, err := os.Stat(real); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 			w.probes++
-			if builtFromRewind(real) {
+			// Past what a call may read of programs, a copy goes on
+			// unlooked at, as past its probes; running it under another
+			// name is asked.
+			if rewind, _ := builtFromRewind(real, w); rewind {
 				return selfCopy(src), true
 			}
 		}
@@ -225,22 +239,35 @@ func (p *Policy) lookPath(name, written, dir string) string {
 
 // builtFromRewind reports whether the file at name is a Go binary built
 // from rewind's module. It reads the file's build information only, from
-// a regular file opened without blocking.
-func builtFromRewind(name string) bool {
+// a regular file opened without blocking, and counts what it reads against
+// the call's maxProgramReads: unknown when the call has read that much of
+// programs already.
+func builtFromRewind(name string, w *walk) (rewind, unknown bool) {
+	left := maxProgramReads - w.programReads
+	if left <= 0 {
+		return false, true
+	}
 	f, err := os.OpenFile(name, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return false
+		return false, false
 	}
 	defer f.Close()
 	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return false
+		return false, false
 	}
-	bi, ok := goBuildInfo(f)
+	limit := min(left, maxBuildInfoScan)
+	bi, read, ok := goBuildInfo(f, limit)
+	w.programReads += read
 	if !ok {
-		return false
+		// Stopped by the call's bound, not the file's end or the scan's.
+		return false, read >= limit && limit < maxBuildInfoScan
 	}
-	return bi.Main.Path == rewindModule || strings.HasPrefix(bi.Path, rewindModule+"/")
+	return bi.Main.Path == rewindModule || strings.HasPrefix(bi.Path, rewindModule+"/"), false
 }
+
+// maxProgramReads bounds what one call reads of programs to tell whether
+// they are rewind (see goBuildInfo): some programs of tens of MiB.
+const maxProgramReads = 512 << 20
 
 // binaryNames are the names of rewind's binaries.
 var binaryNames = []string{"rewind", "rewind-hook", "rewind.exe", "rewind-hook.exe"}

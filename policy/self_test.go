@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -36,7 +37,7 @@ func TestRenamedRewind(t *testing.T) {
 		out.Close()
 		return p
 	}
-	if !builtFromRewind(self) {
+	if rewind, _ := builtFromRewind(self, &walk{}); !rewind {
 		t.Skip("this test binary carries no build information of rewind's module")
 	}
 	renamed := copyTo("x")
@@ -52,6 +53,18 @@ func TestRenamedRewind(t *testing.T) {
 	p, err := New(&Config{Hook: Default().Hook, PathEnv: dir})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Past what a call may read of programs, a program given one of
+	// rewind's words may be rewind; within it, a script is not.
+	spent := &walk{dir: dir, programReads: maxProgramReads}
+	if why := p.inspectProgram(&subject{name: renamed, path: renamed}, spent); !strings.Contains(why, "past what rewind reads") {
+		t.Errorf("inspectProgram(%s) past the bound = %q", renamed, why)
+	}
+	if why := p.inspectProgram(&subject{name: renamed, path: renamed}, &walk{dir: dir}); !strings.Contains(why, "is rewind under another name") {
+		t.Errorf("inspectProgram(%s) = %q", renamed, why)
+	}
+	if why := p.inspectProgram(&subject{name: script, path: script}, &walk{dir: dir}); why != "" {
+		t.Errorf("inspectProgram(%s) = %q; want not rewind", script, why)
 	}
 	wantEffects(t, p, []effectCase{
 		{renamed + " trust .rewind.toml", Ask},

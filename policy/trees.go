@@ -765,6 +765,9 @@ func downloadTrees(s *subject) []tree {
 type walk struct {
 	dir    string
 	probes int
+	// programReads is what telling whether programs are rewind has read
+	// (see builtFromRewind).
+	programReads int64
 	// archives is what listing archives may still cost the call, and
 	// anchors the literal parts of the policy's guarded globs that an
 	// archive's entries are looked through for (see archiveWrites);
