@@ -1,6 +1,9 @@
 package policy
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+)
 
 // assignments are the variables a call's code assigns, read from its text
 // at once, whatever the order or the branch (a loop may run an assignment
@@ -482,27 +485,74 @@ func isNameByte(c byte) bool {
 }
 
 // namerefs reports whether src may declare a nameref (declare -n,
-// local -gn...), through which an assignment sets another variable.
+// local -gn...), through which an assignment sets another variable: an
+// option holding an n among the options that follow declare, typeset or
+// local, up to the first word that is not an option and within
+// maxIndexScan bytes of the keyword. One pass over the words, so that a
+// keyword repeated inside a long run of options costs its length.
 func namerefs(src string) bool {
-	for _, w := range []string{"declare", "typeset", "local"} {
-		for i := 0; ; {
-			k := strings.Index(src[i:], w)
-			if k < 0 {
-				break
+	// deadline is where the scan of the options of the latest keyword
+	// whose options go on ends; -1 when none go on.
+	deadline := -1
+	for i := 0; i < len(src); {
+		start := i + indexNotSpace(src[i:])
+		if start == len(src) {
+			break
+		}
+		end := len(src)
+		if k := strings.IndexFunc(src[start:], unicode.IsSpace); k >= 0 {
+			end = start + k
+		}
+		i = end
+		// The word as one of the options of the keywords before it.
+		if start < deadline {
+			if !isOptionWord(src[start:end]) {
+				deadline = -1
+			} else if n := strings.IndexByte(src[start:end], 'n'); n >= 0 && start+n < deadline {
+				return true
 			}
-			i += k + len(w)
-			// The options that follow.
-			for _, f := range strings.Fields(src[i:min(len(src), i+maxIndexScan)]) {
-				if f[0] != '-' && f[0] != '+' {
+		} else {
+			deadline = -1
+		}
+		// The keywords inside the word: what follows one in the word is
+		// its first option word, or else the next word is.
+		for _, w := range []string{"declare", "typeset", "local"} {
+			for from := start; ; {
+				k := strings.Index(src[from:end], w)
+				if k < 0 {
 					break
 				}
-				if strings.IndexByte(f, 'n') >= 0 {
-					return true
+				after := from + k + len(w)
+				from = after
+				window := after + maxIndexScan
+				switch rest := src[after:end]; {
+				case rest == "":
+					deadline = max(deadline, window)
+				case isOptionWord(rest):
+					if n := strings.IndexByte(rest, 'n'); n >= 0 && after+n < window {
+						return true
+					}
+					deadline = max(deadline, window)
 				}
 			}
 		}
 	}
 	return false
+}
+
+// indexNotSpace returns the index of the first rune of s that is not
+// white space, len(s) if there is none.
+func indexNotSpace(s string) int {
+	if k := strings.IndexFunc(s, func(r rune) bool { return !unicode.IsSpace(r) }); k >= 0 {
+		return k
+	}
+	return len(s)
+}
+
+// isOptionWord reports whether a word of the options of declare, typeset
+// or local is an option (-n, +x).
+func isOptionWord(w string) bool {
+	return w != "" && (w[0] == '-' || w[0] == '+')
 }
 
 // sourcesDot reports whether src may run "." FILE, which sets what the

@@ -96,3 +96,70 @@ func FuzzWordOptions(f *testing.F) {
 		}
 	})
 }
+
+// namerefsCases are codes and whether they may declare a nameref.
+var namerefsCases = []struct {
+	src  string
+	want bool
+}{
+	{"declare -n r=f", true},
+	{"local -gn r", true},
+	{"typeset +n r", true},
+	{"declare -x -g -n r", true},
+	{"f() { local -xn r=$1; }", true},
+	{"declare-n r", true}, // what follows the keyword in its word is its first option
+	{"declare -x r=f; -n", false},
+	{"declare x -n", false},
+	{"local x=1", false},
+	{"echo localhost -n", false},
+	{"declare " + strings.Repeat("-x ", 100) + "-n r", false}, // past maxIndexScan
+	{"declare " + strings.Repeat("-x ", 80) + "-n r", true},
+	{"declare -" + strings.Repeat("x", 300) + "n", false},
+	{strings.Repeat("-local ", 100) + "-n", true},
+	{"", false},
+}
+
+func TestNamerefs(t *testing.T) {
+	t.Parallel()
+	for _, tt := range namerefsCases {
+		if got := namerefs(tt.src); got != tt.want {
+			t.Errorf("namerefs(%.60q) = %v, want %v", tt.src, got, tt.want)
+		}
+	}
+}
+
+// namerefsByFields is namerefs as it was written first: the options of
+// each keyword split by strings.Fields, in a window of maxIndexScan bytes
+// after it. It cost a window's fields at every keyword, a second for 8 MiB
+// of "-local "; namerefs must answer as it does.
+func namerefsByFields(src string) bool {
+	for _, w := range []string{"declare", "typeset", "local"} {
+		for i := 0; ; {
+			k := strings.Index(src[i:], w)
+			if k < 0 {
+				break
+			}
+			i += k + len(w)
+			for _, f := range strings.Fields(src[i:min(len(src), i+maxIndexScan)]) {
+				if f[0] != '-' && f[0] != '+' {
+					break
+				}
+				if strings.IndexByte(f, 'n') >= 0 {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func FuzzNamerefs(f *testing.F) {
+	for _, tt := range namerefsCases {
+		f.Add(tt.src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		if got, want := namerefs(src), namerefsByFields(src); got != want {
+			t.Errorf("namerefs(%q) = %v; by fields %v", src, got, want)
+		}
+	})
+}
